@@ -1,0 +1,67 @@
+package io.setpoint.api;
+
+import io.setpoint.api.v1.Type;
+import java.util.regex.Pattern;
+
+/** Builds, parses and compares resource {@link Type}s, written {@code group.version.Kind}. */
+public final class Types {
+  /** The rule a type's group follows. */
+  public static final Pattern GROUP = Pattern.compile("^[a-z][a-z0-9_]+$");
+  /** The rule a type's group version follows. */
+  public static final Pattern GROUP_VERSION = Pattern.compile("^v([a-z0-9]+)?[0-9]$");
+  /** The rule a type's kind follows. */
+  public static final Pattern KIND = Pattern.compile("^[A-Z][A-Za-z0-9]+$");
+
+  private Types() {}
+
+  /** A type from its three parts; does not validate them. */
+  public static Type of(String group, String groupVersion, String kind) {
+    return Type.newBuilder().setGroup(group).setGroupVersion(groupVersion).setKind(kind).build();
+  }
+
+  /**
+   * Parses {@code group.version.Kind}.
+   *
+   * @throws IllegalArgumentException naming the part that breaks its rule
+   */
+  public static Type parse(String text) {
+    String[] parts = text.split("\\.", -1);
+    if (parts.length != 3) {
+      throw new IllegalArgumentException(
+          "type \"" + text + "\" must be written group.version.Kind, e.g. demo.v2.Artist");
+    }
+    Type type = of(parts[0], parts[1], parts[2]);
+    String problem = problem(type);
+    if (problem != null) {
+      throw new IllegalArgumentException("type \"" + text + "\": " + problem);
+    }
+    return type;
+  }
+
+  /**
+   * Says which part of {@code type} breaks its rule, or returns null when the type is well formed.
+   * The answer names the proto field ({@code group}, {@code group_version}, {@code kind}).
+   */
+  public static String problem(Type type) {
+    if (!GROUP.matcher(type.getGroup()).matches()) {
+      return "group \"" + type.getGroup() + "\" must match " + GROUP.pattern();
+    }
+    if (!GROUP_VERSION.matcher(type.getGroupVersion()).matches()) {
+      return "group_version \"" + type.getGroupVersion() + "\" must match " + GROUP_VERSION.pattern();
+    }
+    if (!KIND.matcher(type.getKind()).matches()) {
+      return "kind \"" + type.getKind() + "\" must match " + KIND.pattern();
+    }
+    return null;
+  }
+
+  /** {@code group.version.Kind}. */
+  public static String format(Type type) {
+    return type.getGroup() + "." + type.getGroupVersion() + "." + type.getKind();
+  }
+
+  /** True when both types have the same group and kind, whatever their versions. */
+  public static boolean sameGroupKind(Type a, Type b) {
+    return a.getGroup().equals(b.getGroup()) && a.getKind().equals(b.getKind());
+  }
+}

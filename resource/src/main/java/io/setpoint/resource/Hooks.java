@@ -1,0 +1,92 @@
+package io.setpoint.resource;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import io.setpoint.api.v1.Resource;
+import java.util.function.UnaryOperator;
+
+/**
+ * Admission hooks and the typed helpers that build them.
+ *
+ * <pre>{@code
+ * Registration.of(ARTIST, Artist.class)
+ *     .mutate(Hooks.decodeAndMutate(Artist.class, a -> a.getGenre().isEmpty()
+ *         ? a.toBuilder().setGenre("rock").build() : a))
+ *     .validate(Hooks.decodeAndValidate(Artist.class, (artist, v) ->
+ *         v.requireNonEmpty("name", artist.data().getName())))
+ * }</pre>
+ */
+public final class Hooks {
+  private Hooks() {}
+
+  /** Checks a resource before it is stored; throws {@link ValidationException} to refuse it. */
+  @FunctionalInterface
+  public interface Validate {
+    void validate(Resource resource) throws ValidationException;
+
+    /** Accepts every resource. */
+    static Validate none() {
+      return resource -> {};
+    }
+  }
+
+  /** Rewrites a resource before it is validated (defaults, normalisation). */
+  @FunctionalInterface
+  public interface Mutate {
+    Resource mutate(Resource resource) throws ValidationException;
+
+    /** Leaves every resource as it is. */
+    static Mutate none() {
+      return resource -> resource;
+    }
+  }
+
+  /** Validates decoded data; records problems in {@code violations}, rooted at {@code data}. */
+  @FunctionalInterface
+  public interface DataValidator<T extends Message> {
+    void validate(Decoded<T> resource, Violations violations);
+  }
+
+  /**
+   * Unpacks {@code data} as {@code type}.
+   *
+   * @throws ValidationException with rule {@code data-type} or {@code decodable} on field {@code
+   *     data} when it holds another message or bytes that do not parse
+   */
+  public static <T extends Message> Decoded<T> decode(Resource resource, Class<T> type) {
+    if (!resource.hasData()) {
+      throw ValidationException.of("data", "required", "must be set");
+    }
+    try {
+      if (!resource.getData().is(type)) {
+        throw ValidationException.of(
+            "data",
+            "data-type",
+            "holds " + resource.getData().getTypeUrl() + " but the type needs " + type.getName());
+      }
+      return new Decoded<>(resource, resource.getData().unpack(type));
+    } catch (InvalidProtocolBufferException e) {
+      throw ValidationException.of("data", "decodable", "cannot be decoded: " + e.getMessage());
+    }
+  }
+
+  /** A validate hook that decodes the data and hands it to {@code validator}. */
+  public static <T extends Message> Validate decodeAndValidate(
+      Class<T> type, DataValidator<T> validator) {
+    return resource -> {
+      Decoded<T> decoded = decode(resource, type);
+      Violations violations = Violations.at("data");
+      validator.validate(decoded, violations);
+      violations.throwIfAny();
+    };
+  }
+
+  /** A mutate hook that decodes the data, rewrites it, and packs the result back. */
+  public static <T extends Message> Mutate decodeAndMutate(Class<T> type, UnaryOperator<T> mutator) {
+    return resource -> {
+      Decoded<T> decoded = decode(resource, type);
+      T mutated = mutator.apply(decoded.data());
+      return mutated.equals(decoded.data()) ? resource : decoded.withData(mutated);
+    };
+  }
+}

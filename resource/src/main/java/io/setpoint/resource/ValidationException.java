@@ -1,0 +1,43 @@
+package io.setpoint.resource;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * A request broke one or more rules. The service answers it with {@code INVALID_ARGUMENT} and the
+ * violations, so the message a client sees names every field and rule.
+ */
+public final class ValidationException extends RuntimeException {
+  private final List<FieldViolation> violations;
+
+  /** At least one violation is required. */
+  public ValidationException(List<FieldViolation> violations) {
+    super(describe(violations), null, false, false);
+    if (violations.isEmpty()) {
+      throw new IllegalArgumentException("a ValidationException needs at least one violation");
+    }
+    this.violations = List.copyOf(violations);
+  }
+
+  /** A single violation. */
+  public static ValidationException of(String field, String rule, String message) {
+    return new ValidationException(List.of(new FieldViolation(field, rule, message)));
+  }
+
+  /** Every broken rule, in the order found. */
+  public List<FieldViolation> violations() {
+    return violations;
+  }
+
+  /** The same violations with {@code prefix.} put in front of every field path. */
+  public ValidationException under(String prefix) {
+    return new ValidationException(
+        violations.stream()
+            .map(v -> new FieldViolation(prefix + "." + v.field(), v.rule(), v.message()))
+            .toList());
+  }
+
+  private static String describe(List<FieldViolation> violations) {
+    return violations.stream().map(FieldViolation::toString).collect(Collectors.joining("; "));
+  }
+}

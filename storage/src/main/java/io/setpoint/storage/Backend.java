@@ -1,0 +1,82 @@
+package io.setpoint.storage;
+
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.Tenancy;
+import io.setpoint.api.v1.Type;
+import java.util.List;
+
+/**
+ * Where resources live. Every mutation is a compare-and-swap, applied in one global order: the
+ * version of a stored resource is the store revision of its last write, as a decimal string.
+ * Resources are keyed by group, kind, tenancy and name (not by group version). Watch events are
+ * published after commit, in commit order, and a resource is readable through this backend before
+ * any watcher of it is told of the change.
+ *
+ * <p>Tenancies passed in are already defaulted for the type's scope; List and Watch accept {@code
+ * *} in either level. Implementations throw {@link StorageException} for every expected failure.
+ */
+public interface Backend extends AutoCloseable {
+  /**
+   * The current resource named by {@code id}. With a uid in the id, only that incarnation matches.
+   *
+   * @throws StorageException {@code NOT_FOUND}; {@code GROUP_VERSION_MISMATCH} when it is stored
+   *     under another group version
+   */
+  Resource read(Consistency consistency, ID id);
+
+  /**
+   * Creates or updates a resource; {@code resource.version} is the expected current version
+   * (empty: it must not exist). The uid, generation and everything else are stored as given; only
+   * the version is assigned.
+   *
+   * @return the stored resource, with its new version
+   * @throws StorageException {@code CAS_FAILURE} when the version does not match; {@code
+   *     WRONG_UID} when a resource of that name exists with another uid
+   */
+  Resource writeCas(Resource resource);
+
+  /**
+   * Deletes a resource if its version is {@code version} (empty: any version). Deleting what is
+   * absent, or an incarnation (uid) that is no longer stored, does nothing.
+   *
+   * @return the deleted resource, or null when nothing was deleted
+   * @throws StorageException {@code CAS_FAILURE} when the version does not match
+   */
+  Resource deleteCas(ID id, String version);
+
+  /**
+   * Lists resources of exactly {@code type} in {@code tenancy} whose names start with {@code
+   * namePrefix}, in name order within each tenancy. Every page of one listing is read at the
+   * revision of the first.
+   *
+   * @param limit the most resources to return, or 0 for all
+   * @param pageToken empty for the first page, else {@link Page#nextPageToken()}
+   * @throws StorageException {@code COMPACTED} when a page token's revision is no longer retained;
+   *     {@code BAD_PAGE_TOKEN} for a token this listing did not issue
+   */
+  Page list(
+      Consistency consistency,
+      Type type,
+      Tenancy tenancy,
+      String namePrefix,
+      int limit,
+      String pageToken);
+
+  /** The resources whose owner is exactly the incarnation {@code owner} (which carries a uid). */
+  List<Resource> listByOwner(ID owner);
+
+  /**
+   * Watches resources of exactly {@code type} in {@code tenancy} whose names start with {@code
+   * namePrefix}. With {@code sinceRevision} 0, the watch starts with every matching resource as an
+   * upsert and an end-of-snapshot marker; otherwise it replays every change after that revision.
+   *
+   * @throws StorageException {@code COMPACTED} when {@code sinceRevision} is older than the
+   *     retained history
+   */
+  Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision);
+
+  /** Closes every watch and releases resources. */
+  @Override
+  void close();
+}

@@ -1,0 +1,285 @@
+package io.setpoint.storage.engine;
+
+import io.setpoint.api.Ids;
+import io.setpoint.api.Types;
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.storage.Page;
+import io.setpoint.storage.StorageException;
+import io.setpoint.storage.StorageException.Reason;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Consumer;
+
+/**
+ * The indexed, multi-version resource store that backends share: a sorted map of keys to version
+ * chains, an owner index anchored to owner uids, and a bounded ring of recent changes.
+ *
+ * <p>One thread at a time may call the mutating methods ({@link #write}, {@link #delete}, {@link
+ * #changesSince}); the caller serialises them (a lock in the memory backend, the Raft log in the
+ * replicated one), which makes every outcome a deterministic function of the order of operations.
+ * Reads run concurrently without locks: a listing reads every page at one revision by walking
+ * version chains, and fails with {@code COMPACTED} if the history it needed was cut meanwhile.
+ */
+public final class ResourceIndex {
+  private final ConcurrentSkipListMap<String, Entry> entries = new ConcurrentSkipListMap<>();
+  private final Map<String, Set<String>> childrenByOwnerUid = new ConcurrentHashMap<>();
+  private final Entry[] history;
+  private int historyOldest;
+  private int historySize;
+  private volatile long revision;
+  /** Reads at revisions below this may be wrong: their history was cut. */
+  private volatile long floor;
+
+  public ResourceIndex(Limits limits) {
+    this.history = new Entry[limits.history()];
+  }
+
+  /** The revision of the last applied change (0 when empty). */
+  public long revision() {
+    return revision;
+  }
+
+  /** The oldest revision still readable, and the oldest a watch may resume after. */
+  public long floor() {
+    return floor;
+  }
+
+  // ---- writes (single writer) ----
+
+  /** Applies a CAS write; see {@link io.setpoint.storage.Backend#writeCas}. */
+  public Entry write(Resource resource) {
+    String key = StoreKeys.of(resource.getId());
+    Entry head = entries.get(key);
+    Resource live = head == null || head.deleted ? null : head.resource;
+    if (live != null && !live.getId().getUid().equals(resource.getId().getUid())) {
+      throw new StorageException(
+          Reason.WRONG_UID,
+          Ids.format(Ids.withoutUid(resource.getId())) + " exists with uid " + live.getId().getUid());
+    }
+    if (!(live == null ? "" : live.getVersion()).equals(resource.getVersion())) {
+      throw new StorageException(
+          Reason.CAS_FAILURE,
+          live == null
+              ? "version " + resource.getVersion() + " does not match: the resource does not exist"
+              : "version " + resource.getVersion() + " does not match the stored version " + live.getVersion());
+    }
+    long next = revision + 1;
+    Resource stored = resource.toBuilder().setVersion(Long.toString(next)).build();
+    Entry entry = new Entry(key, next, stored, false, head);
+    entries.put(key, entry);
+    if (live == null) {
+      indexOwner(key, stored);
+    } else if (!live.getOwner().equals(stored.getOwner())) {
+      unindexOwner(key, live);
+      indexOwner(key, stored);
+    }
+    commit(entry);
+    return entry;
+  }
+
+  /**
+   * Applies a CAS delete; see {@link io.setpoint.storage.Backend#deleteCas}.
+   *
+   * @return the tombstone, or null when nothing matched
+   */
+  public Entry delete(ID id, String version) {
+    String key = StoreKeys.of(id);
+    Entry head = entries.get(key);
+    if (head == null || head.deleted) {
+      return null;
+    }
+    Resource live = head.resource;
+    if (!id.getUid().isEmpty() && !id.getUid().equals(live.getId().getUid())) {
+      return null;
+    }
+    checkGroupVersion(id, live);
+    if (!version.isEmpty() && !version.equals(live.getVersion())) {
+      throw new StorageException(
+          Reason.CAS_FAILURE,
+          "version " + version + " does not match the stored version " + live.getVersion());
+    }
+    Entry tombstone = new Entry(key, revision + 1, live, true, head);
+    entries.put(key, tombstone);
+    unindexOwner(key, live);
+    commit(tombstone);
+    return tombstone;
+  }
+
+  /**
+   * Every retained change after {@code since} that {@code query} selects, oldest first. Must be
+   * called by the writer (it reads the history ring).
+   *
+   * @throws StorageException {@code COMPACTED} when changes after {@code since} are no longer all
+   *     retained
+   */
+  public List<Entry> changesSince(long since, Query query) {
+    if (since < floor) {
+      throw compacted("since_revision " + since, floor);
+    }
+    List<Entry> out = new ArrayList<>();
+    for (int i = 0; i < historySize; i++) {
+      Entry e = history[(historyOldest + i) % history.length];
+      if (e.revision > since && query.matches(e.resource)) {
+        out.add(e);
+      }
+    }
+    return out;
+  }
+
+  private void commit(Entry entry) {
+    revision = entry.revision;
+    if (historySize < history.length) {
+      history[(historyOldest + historySize++) % history.length] = entry;
+      return;
+    }
+    Entry evicted = history[historyOldest];
+    history[historyOldest] = entry;
+    historyOldest = (historyOldest + 1) % history.length;
+    // Publish the new floor before cutting, so a reader that finds a cut chain also sees the floor.
+    floor = evicted.revision;
+    evicted.cutHistory();
+    if (evicted.deleted) {
+      entries.remove(evicted.key, evicted);
+    }
+  }
+
+  private void indexOwner(String key, Resource resource) {
+    if (resource.hasOwner()) {
+      childrenByOwnerUid
+          .computeIfAbsent(resource.getOwner().getUid(), uid -> ConcurrentHashMap.newKeySet())
+          .add(key);
+    }
+  }
+
+  private void unindexOwner(String key, Resource resource) {
+    if (resource.hasOwner()) {
+      childrenByOwnerUid.computeIfPresent(
+          resource.getOwner().getUid(),
+          (uid, keys) -> {
+            keys.remove(key);
+            return keys.isEmpty() ? null : keys;
+          });
+    }
+  }
+
+  // ---- reads (any thread) ----
+
+  /** The live resource named by {@code id}; see {@link io.setpoint.storage.Backend#read}. */
+  public Resource read(ID id) {
+    Entry head = entries.get(StoreKeys.of(id));
+    if (head == null
+        || head.deleted
+        || (!id.getUid().isEmpty() && !id.getUid().equals(head.resource.getId().getUid()))) {
+      throw new StorageException(Reason.NOT_FOUND, Ids.format(id) + " not found");
+    }
+    checkGroupVersion(id, head.resource);
+    return head.resource;
+  }
+
+  /** One page of a listing; see {@link io.setpoint.storage.Backend#list}. */
+  public Page list(Query query, int limit, String pageToken) {
+    String prefix = query.rangePrefix();
+    PageToken token = pageToken.isEmpty() ? null : PageToken.decode(pageToken, prefix);
+    long at = token == null ? revision : token.revision();
+    if (at > revision) {
+      throw new StorageException(
+          Reason.BAD_PAGE_TOKEN, "page_token reads at revision " + at + ", which this store has not reached");
+    }
+    NavigableMap<String, Entry> range =
+        token == null
+            ? entries.subMap(prefix, true, StoreKeys.rangeEnd(prefix), false)
+            : entries.subMap(token.lastKey(), false, StoreKeys.rangeEnd(prefix), false);
+    List<Resource> page = new ArrayList<>();
+    String lastKey = null;
+    boolean more = false;
+    for (Map.Entry<String, Entry> e : range.entrySet()) {
+      Entry visible = e.getValue().asOf(at);
+      if (visible == null || visible.deleted || !query.matches(visible.resource)) {
+        continue;
+      }
+      if (limit > 0 && page.size() == limit) {
+        more = true;
+        break;
+      }
+      page.add(visible.resource);
+      lastKey = e.getKey();
+    }
+    checkRetained(at);
+    String next = more ? new PageToken(at, lastKey).encode() : "";
+    return new Page(page, next, at);
+  }
+
+  /**
+   * Every resource {@code query} selects as of {@code atRevision}, as entries, in key order.
+   *
+   * @throws StorageException {@code COMPACTED} when that revision is no longer readable
+   */
+  public List<Entry> snapshot(Query query, long atRevision) {
+    String prefix = query.rangePrefix();
+    List<Entry> out = new ArrayList<>();
+    for (Entry head : entries.subMap(prefix, true, StoreKeys.rangeEnd(prefix), false).values()) {
+      Entry visible = head.asOf(atRevision);
+      if (visible != null && !visible.deleted && query.matches(visible.resource)) {
+        out.add(visible);
+      }
+    }
+    checkRetained(atRevision);
+    return out;
+  }
+
+  /** The live resources owned by exactly the incarnation {@code owner}. */
+  public List<Resource> listByOwner(ID owner) {
+    Set<String> keys = childrenByOwnerUid.get(owner.getUid());
+    if (keys == null) {
+      return List.of();
+    }
+    List<Resource> out = new ArrayList<>(keys.size());
+    for (String key : keys) {
+      Entry head = entries.get(key);
+      if (head != null && !head.deleted && head.resource.getOwner().equals(owner)) {
+        out.add(head.resource);
+      }
+    }
+    out.sort(java.util.Comparator.comparing(r -> StoreKeys.of(r.getId())));
+    return out;
+  }
+
+  /** Calls {@code action} with every live resource, in key order. */
+  public void forEachLive(Consumer<Resource> action) {
+    for (Entry head : entries.values()) {
+      if (!head.deleted) {
+        action.accept(head.resource);
+      }
+    }
+  }
+
+  private void checkRetained(long at) {
+    if (at < floor) {
+      throw compacted("revision " + at, floor);
+    }
+  }
+
+  private static StorageException compacted(String what, long floor) {
+    return new StorageException(
+        Reason.COMPACTED,
+        what + " is older than the retained history (oldest is " + floor + "); list or watch afresh");
+  }
+
+  private static void checkGroupVersion(ID id, Resource stored) {
+    if (!id.getType().getGroupVersion().equals(stored.getId().getType().getGroupVersion())) {
+      throw new StorageException(
+          Reason.GROUP_VERSION_MISMATCH,
+          Ids.format(Ids.withoutUid(id))
+              + " is stored as "
+              + Types.format(stored.getId().getType())
+              + ", not "
+              + Types.format(id.getType()));
+    }
+  }
+}

@@ -1,0 +1,100 @@
+package io.setpoint.storage.engine;
+
+import io.setpoint.api.v1.WatchEvent;
+import io.setpoint.storage.StorageException;
+import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.Watch;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One watcher: a backlog (snapshot or replay) delivered first, then live events from a bounded
+ * buffer that the single writer fills. A watcher that falls a whole buffer behind is closed and
+ * told which revision to resume after; it never silently misses an event.
+ */
+final class Subscription implements Watch {
+  /** Wakes a consumer blocked on an empty buffer when the watch closes. */
+  private static final WatchEvent WAKE_UP = WatchEvent.getDefaultInstance();
+
+  final Query query;
+  private final WatchHub hub;
+  private final LinkedBlockingQueue<WatchEvent> live;
+  private Iterator<WatchEvent> backlog = List.<WatchEvent>of().iterator();
+  private volatile String closedBecause;
+  private long lastDelivered;
+
+  Subscription(Query query, WatchHub hub, int buffer, long startRevision) {
+    this.query = query;
+    this.hub = hub;
+    this.live = new LinkedBlockingQueue<>(buffer);
+    this.lastDelivered = startRevision;
+  }
+
+  /** Set once, before the watch is handed to its consumer. */
+  void backlog(List<WatchEvent> events) {
+    this.backlog = events.iterator();
+  }
+
+  /** Called by the writer, in commit order. */
+  void offer(WatchEvent event) {
+    if (closedBecause == null && !live.offer(event)) {
+      closedBecause = "fell more than " + (live.size()) + " events behind";
+      hub.remove(this);
+    }
+  }
+
+  /** Closes the watch from the backend's side; the consumer sees {@code WATCH_CLOSED}. */
+  void terminate(String because) {
+    if (closedBecause == null) {
+      closedBecause = because;
+    }
+    live.offer(WAKE_UP);
+  }
+
+  @Override
+  public WatchEvent next() throws InterruptedException {
+    WatchEvent event = poll(null);
+    return event;
+  }
+
+  @Override
+  public WatchEvent poll(Duration timeout) throws InterruptedException {
+    if (backlog.hasNext()) {
+      return delivered(backlog.next());
+    }
+    WatchEvent event = live.poll();
+    if (event == null) {
+      if (closedBecause != null) {
+        throw closed();
+      }
+      event = timeout == null ? live.take() : live.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      if (event == null) {
+        return null;
+      }
+    }
+    if (event == WAKE_UP) {
+      throw closed();
+    }
+    return delivered(event);
+  }
+
+  private WatchEvent delivered(WatchEvent event) {
+    lastDelivered = event.getRevision();
+    return event;
+  }
+
+  private StorageException closed() {
+    return new StorageException(
+        Reason.WATCH_CLOSED,
+        "watch closed: " + closedBecause + "; resume with since_revision " + lastDelivered);
+  }
+
+  @Override
+  public void close() {
+    hub.remove(this);
+    terminate("closed by the client");
+  }
+}

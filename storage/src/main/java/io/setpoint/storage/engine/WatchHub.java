@@ -1,0 +1,82 @@
+package io.setpoint.storage.engine;
+
+import io.setpoint.api.v1.WatchEvent;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Fans committed changes out to watchers. Subscriptions are indexed by group and kind, so a write
+ * only touches the watchers of its own type, and each event is built once and shared.
+ *
+ * <p>{@link #subscribe} and {@link #publish} must be called by the store's single writer (under its
+ * lock), which is what makes "no event missed, none twice" hold across the snapshot boundary.
+ */
+public final class WatchHub {
+  private final Map<String, List<Subscription>> byType = new ConcurrentHashMap<>();
+  private final int buffer;
+
+  public WatchHub(Limits limits) {
+    this.buffer = limits.watchBuffer();
+  }
+
+  /**
+   * Registers a watcher that receives every change committed after {@code revision}. Give it its
+   * backlog with {@link #backlog} before handing it out.
+   */
+  public io.setpoint.storage.Watch subscribe(Query query, long revision) {
+    Subscription sub = new Subscription(query, this, buffer, revision);
+    byType.computeIfAbsent(StoreKeys.typePrefix(query.type()), k -> new CopyOnWriteArrayList<>()).add(sub);
+    return sub;
+  }
+
+  /** Sets the events a watcher receives before its live ones. */
+  public static void backlog(io.setpoint.storage.Watch watch, List<WatchEvent> events) {
+    ((Subscription) watch).backlog(events);
+  }
+
+  /** Delivers one committed change to every watcher that selects it. */
+  public void publish(Entry entry) {
+    if (byType.isEmpty()) {
+      return;
+    }
+    List<Subscription> subs = byType.get(StoreKeys.typePrefixOf(entry.key));
+    if (subs == null) {
+      return;
+    }
+    WatchEvent event = null;
+    for (Subscription sub : subs) {
+      if (sub.query.matches(entry.resource)) {
+        if (event == null) {
+          event = entry.toEvent();
+        }
+        sub.offer(event);
+      }
+    }
+  }
+
+  /** Closes every watch, telling each consumer {@code because}. */
+  public void closeAll(String because) {
+    for (List<Subscription> subs : byType.values()) {
+      for (Subscription sub : subs) {
+        sub.terminate(because);
+      }
+    }
+    byType.clear();
+  }
+
+  /** How many watches are open. */
+  public int size() {
+    return byType.values().stream().mapToInt(List::size).sum();
+  }
+
+  void remove(Subscription sub) {
+    byType.computeIfPresent(
+        StoreKeys.typePrefix(sub.query.type()),
+        (k, subs) -> {
+          subs.remove(sub);
+          return subs.isEmpty() ? null : subs;
+        });
+  }
+}

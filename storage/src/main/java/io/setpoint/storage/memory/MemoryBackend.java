@@ -1,0 +1,164 @@
+package io.setpoint.storage.memory;
+
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.Tenancy;
+import io.setpoint.api.v1.Type;
+import io.setpoint.api.v1.WatchEvent;
+import io.setpoint.storage.Backend;
+import io.setpoint.storage.Consistency;
+import io.setpoint.storage.Page;
+import io.setpoint.storage.StorageException;
+import io.setpoint.storage.Watch;
+import io.setpoint.storage.engine.Entry;
+import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.Query;
+import io.setpoint.storage.engine.ResourceIndex;
+import io.setpoint.storage.engine.WatchHub;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The in-memory backend, for tests and {@code agent -dev}. Reads never lock; writes are serialised
+ * by one lock, under which each change is committed to the index and handed to its watchers, so
+ * revisions, events and reads agree on one order. Every read is already linearizable.
+ */
+public final class MemoryBackend implements Backend {
+  private static final int SNAPSHOT_ATTEMPTS = 3;
+
+  private final ResourceIndex index;
+  private final WatchHub hub;
+  private final ReentrantLock writer = new ReentrantLock();
+  private volatile boolean closed;
+
+  /** A backend with {@link Limits#DEFAULT}. */
+  public MemoryBackend() {
+    this(Limits.DEFAULT);
+  }
+
+  public MemoryBackend(Limits limits) {
+    this.index = new ResourceIndex(limits);
+    this.hub = new WatchHub(limits);
+  }
+
+  @Override
+  public Resource read(Consistency consistency, ID id) {
+    return index.read(id);
+  }
+
+  @Override
+  public Resource writeCas(Resource resource) {
+    writer.lock();
+    try {
+      checkOpen();
+      Entry entry = index.write(resource);
+      hub.publish(entry);
+      return entry.resource();
+    } finally {
+      writer.unlock();
+    }
+  }
+
+  @Override
+  public Resource deleteCas(ID id, String version) {
+    writer.lock();
+    try {
+      checkOpen();
+      Entry tombstone = index.delete(id, version);
+      if (tombstone == null) {
+        return null;
+      }
+      hub.publish(tombstone);
+      return tombstone.resource();
+    } finally {
+      writer.unlock();
+    }
+  }
+
+  @Override
+  public Page list(
+      Consistency consistency, Type type, Tenancy tenancy, String namePrefix, int limit, String pageToken) {
+    return index.list(new Query(type, tenancy, namePrefix), limit, pageToken);
+  }
+
+  @Override
+  public List<Resource> listByOwner(ID owner) {
+    return index.listByOwner(owner);
+  }
+
+  @Override
+  public Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
+    Query query = new Query(type, tenancy, namePrefix);
+    return sinceRevision == 0 ? watchWithSnapshot(query) : resume(query, sinceRevision);
+  }
+
+  private Watch watchWithSnapshot(Query query) {
+    for (int attempt = 1; ; attempt++) {
+      Watch watch;
+      long at;
+      writer.lock();
+      try {
+        checkOpen();
+        at = index.revision();
+        watch = hub.subscribe(query, at);
+      } finally {
+        writer.unlock();
+      }
+      // The snapshot is read outside the lock, at the subscription's revision; live events
+      // committed meanwhile wait in the watch's buffer.
+      try {
+        List<Entry> snapshot = index.snapshot(query, at);
+        List<WatchEvent> backlog = new ArrayList<>(snapshot.size() + 1);
+        for (Entry e : snapshot) {
+          backlog.add(WatchEvent.newBuilder().setRevision(e.revision())
+              .setUpsert(WatchEvent.Upsert.newBuilder().setResource(e.resource())).build());
+        }
+        backlog.add(WatchEvent.newBuilder().setRevision(at)
+            .setEndOfSnapshot(WatchEvent.EndOfSnapshot.getDefaultInstance()).build());
+        WatchHub.backlog(watch, backlog);
+        return watch;
+      } catch (StorageException e) {
+        watch.close();
+        if (e.reason() != StorageException.Reason.COMPACTED || attempt == SNAPSHOT_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private Watch resume(Query query, long sinceRevision) {
+    writer.lock();
+    try {
+      checkOpen();
+      List<Entry> changes = index.changesSince(sinceRevision, query);
+      Watch watch = hub.subscribe(query, Math.max(sinceRevision, index.revision()));
+      WatchHub.backlog(watch, changes.stream().map(Entry::toEvent).toList());
+      return watch;
+    } finally {
+      writer.unlock();
+    }
+  }
+
+  /** The revision of the last committed change. */
+  public long revision() {
+    return index.revision();
+  }
+
+  @Override
+  public void close() {
+    writer.lock();
+    try {
+      closed = true;
+      hub.closeAll("the store is shutting down");
+    } finally {
+      writer.unlock();
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new StorageException(StorageException.Reason.UNAVAILABLE, "the store is shut down");
+    }
+  }
+}

@@ -82,7 +82,15 @@ public final class Violations {
     }
   }
 
+  /** The field path this view records under. */
+  public String path() {
+    return path;
+  }
+
   private String join(String name) {
+    if (name.isEmpty()) {
+      return path;
+    }
     return path.isEmpty() ? name : path + "." + name;
   }
 }

@@ -1,0 +1,88 @@
+package io.setpoint.server.service;
+
+import com.google.rpc.BadRequest;
+import com.google.rpc.Code;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.protobuf.StatusProto;
+import io.setpoint.resource.FieldViolation;
+import io.setpoint.resource.PermissionDeniedException;
+import io.setpoint.resource.ValidationException;
+import io.setpoint.storage.StorageException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Maps every failure of a request to the gRPC status the API documents. Anything unexpected is a
+ * server bug: logged with its stack, answered {@code INTERNAL}.
+ */
+public final class Errors {
+  private static final Logger log = LoggerFactory.getLogger(Errors.class);
+
+  private Errors() {}
+
+  /** The status that answers {@code failure}. */
+  public static StatusRuntimeException toStatus(Throwable failure) {
+    if (failure instanceof StatusRuntimeException sre) {
+      return sre;
+    }
+    if (failure instanceof ValidationException invalid) {
+      return invalidArgument(invalid);
+    }
+    if (failure instanceof PermissionDeniedException denied) {
+      return Status.PERMISSION_DENIED.withDescription(denied.getMessage()).asRuntimeException();
+    }
+    if (failure instanceof StorageException storage) {
+      return fromStorage(storage);
+    }
+    log.error("request failed on a server bug", failure);
+    return Status.INTERNAL
+        .withDescription("internal error: " + failure.getClass().getSimpleName() + ": " + failure.getMessage())
+        .asRuntimeException();
+  }
+
+  private static StatusRuntimeException invalidArgument(ValidationException invalid) {
+    BadRequest.Builder details = BadRequest.newBuilder();
+    for (FieldViolation v : invalid.violations()) {
+      details.addFieldViolationsBuilder()
+          .setField(v.field())
+          .setDescription(v.message() + " (rule: " + v.rule() + ")");
+    }
+    com.google.rpc.Status status =
+        com.google.rpc.Status.newBuilder()
+            .setCode(Code.INVALID_ARGUMENT_VALUE)
+            .setMessage(invalid.getMessage())
+            .addDetails(com.google.protobuf.Any.pack(details.build()))
+            .build();
+    return StatusProto.toStatusRuntimeException(status);
+  }
+
+  private static StatusRuntimeException fromStorage(StorageException e) {
+    Status status =
+        switch (e.reason()) {
+          case NOT_FOUND -> Status.NOT_FOUND;
+          case CAS_FAILURE -> Status.ABORTED;
+          case WRONG_UID -> Status.FAILED_PRECONDITION;
+          case GROUP_VERSION_MISMATCH, BAD_PAGE_TOKEN -> Status.INVALID_ARGUMENT;
+          case COMPACTED -> Status.OUT_OF_RANGE;
+          case WATCH_CLOSED, UNAVAILABLE -> Status.UNAVAILABLE;
+        };
+    return status.withDescription(e.getMessage()).asRuntimeException();
+  }
+
+  static StatusRuntimeException notFound(String message) {
+    return Status.NOT_FOUND.withDescription(message).asRuntimeException();
+  }
+
+  static StatusRuntimeException aborted(String message) {
+    return Status.ABORTED.withDescription(message).asRuntimeException();
+  }
+
+  static StatusRuntimeException failedPrecondition(String message) {
+    return Status.FAILED_PRECONDITION.withDescription(message).asRuntimeException();
+  }
+
+  static StatusRuntimeException resourceExhausted(String message) {
+    return Status.RESOURCE_EXHAUSTED.withDescription(message).asRuntimeException();
+  }
+}

@@ -1,0 +1,387 @@
+package io.setpoint.server.service;
+
+import com.github.f4b6a3.ulid.UlidFactory;
+import com.google.protobuf.Timestamp;
+import io.setpoint.api.Ids;
+import io.setpoint.api.Statuses;
+import io.setpoint.api.v1.Condition;
+import io.setpoint.api.v1.DeleteRequest;
+import io.setpoint.api.v1.DeleteResponse;
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.ListByOwnerRequest;
+import io.setpoint.api.v1.ListByOwnerResponse;
+import io.setpoint.api.v1.ListRequest;
+import io.setpoint.api.v1.ListResponse;
+import io.setpoint.api.v1.MutateAndValidateRequest;
+import io.setpoint.api.v1.MutateAndValidateResponse;
+import io.setpoint.api.v1.ReadRequest;
+import io.setpoint.api.v1.ReadResponse;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.Status;
+import io.setpoint.api.v1.Tenancy;
+import io.setpoint.api.v1.WatchListRequest;
+import io.setpoint.api.v1.WriteRequest;
+import io.setpoint.api.v1.WriteResponse;
+import io.setpoint.api.v1.WriteStatusRequest;
+import io.setpoint.api.v1.WriteStatusResponse;
+import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.PermissionDeniedException;
+import io.setpoint.resource.Registration;
+import io.setpoint.resource.Registry;
+import io.setpoint.resource.ValidationException;
+import io.setpoint.resource.Violations;
+import io.setpoint.storage.Backend;
+import io.setpoint.storage.Consistency;
+import io.setpoint.storage.Page;
+import io.setpoint.storage.StorageException;
+import io.setpoint.storage.Watch;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The resource service's behaviour, independent of transport: the gRPC service and the HTTP
+ * gateway both call it. Every method validates its request, runs the admission path and the
+ * type's ACL hooks, and talks to the {@link Backend} only with well-formed, authorized requests,
+ * so a bad request never changes stored state. Failures are thrown; {@link Errors} maps them.
+ */
+public final class ResourceHandler {
+  /** How often a blind write retries its own compare-and-swap before giving up. */
+  static final int BLIND_WRITE_ATTEMPTS = 16;
+
+  private final Registry registry;
+  private final Backend backend;
+  private final RequestValidator validator;
+  private final Clock clock;
+  private final UlidFactory ulids;
+  private final ServiceLimits limits;
+
+  public ResourceHandler(Registry registry, Backend backend, Clock clock, ServiceLimits limits) {
+    this.registry = registry;
+    this.backend = backend;
+    this.validator = new RequestValidator(registry);
+    this.clock = clock;
+    this.ulids = UlidFactory.newMonotonicInstance(clock::millis);
+    this.limits = limits;
+  }
+
+  /** The registry this handler admits types from. */
+  public Registry registry() {
+    return registry;
+  }
+
+  public ReadResponse read(Authorizer authz, ReadRequest req) {
+    ID id = validator.id("id", req.hasId(), req.getId(), false);
+    Registration<?> reg = registration(id);
+    Resource resource;
+    try {
+      resource = backend.read(consistency(req.getConsistent()), id);
+    } catch (StorageException e) {
+      if (e.reason() == StorageException.Reason.NOT_FOUND) {
+        reg.acls().read().check(authz, id, null);
+      }
+      throw e;
+    }
+    reg.acls().read().check(authz, id, resource);
+    return ReadResponse.newBuilder().setResource(resource).build();
+  }
+
+  public WriteResponse write(Authorizer authz, WriteRequest req) {
+    Resource input = admit(authz, req.hasResource(), req.getResource());
+    ID id = input.getId();
+    boolean blind = input.getVersion().isEmpty();
+    for (int attempt = 1; attempt <= (blind ? BLIND_WRITE_ATTEMPTS : 1); attempt++) {
+      Resource existing = readForWrite(id);
+      Resource next = existing == null ? create(input) : update(existing, input);
+      if (next == existing) {
+        return WriteResponse.newBuilder().setResource(existing).build();
+      }
+      try {
+        return WriteResponse.newBuilder().setResource(backend.writeCas(next)).build();
+      } catch (StorageException e) {
+        if (!blind || (e.reason() != StorageException.Reason.CAS_FAILURE
+            && e.reason() != StorageException.Reason.WRONG_UID)) {
+          throw e;
+        }
+      }
+    }
+    throw Errors.aborted(
+        "write of " + Ids.format(id) + " lost " + BLIND_WRITE_ATTEMPTS + " races to concurrent writers; retry");
+  }
+
+  private Resource create(Resource input) {
+    if (!input.getId().getUid().isEmpty()) {
+      throw Errors.notFound(Ids.format(input.getId()) + " not found: no incarnation with that uid exists");
+    }
+    if (!input.getVersion().isEmpty()) {
+      throw Errors.aborted("version " + input.getVersion() + " does not match: " + Ids.format(input.getId()) + " does not exist");
+    }
+    if (input.getStatusCount() > 0) {
+      throw ValidationException.of("resource.status", "write-status", "cannot be set by Write; use WriteStatus");
+    }
+    if (input.hasOwner()) {
+      checkOwnerExists(input.getOwner());
+    }
+    String uid = ulids.create().toString();
+    return input.toBuilder()
+        .setId(input.getId().toBuilder().setUid(uid))
+        .setGeneration(ulids.create().toString())
+        .build();
+  }
+
+  /** The resource to store over {@code existing}, or {@code existing} itself for a no-op. */
+  private Resource update(Resource existing, Resource input) {
+    String storedUid = existing.getId().getUid();
+    if (!input.getId().getUid().isEmpty() && !input.getId().getUid().equals(storedUid)) {
+      throw Errors.failedPrecondition(
+          "resource.id.uid " + input.getId().getUid() + " does not match the stored incarnation " + storedUid);
+    }
+    if (!input.getVersion().isEmpty() && !input.getVersion().equals(existing.getVersion())) {
+      throw Errors.aborted(
+          "resource.version " + input.getVersion() + " does not match the stored version " + existing.getVersion());
+    }
+    if (!input.getOwner().equals(existing.getOwner())) {
+      throw ValidationException.of(
+          "resource.owner",
+          "immutable",
+          "cannot change after create (stored: "
+              + (existing.hasOwner() ? Ids.format(existing.getOwner()) : "none")
+              + ")");
+    }
+    if (input.getStatusCount() > 0 && !input.getStatusMap().equals(existing.getStatusMap())) {
+      throw ValidationException.of("resource.status", "write-status", "cannot be changed by Write; use WriteStatus");
+    }
+    boolean sameData = input.getData().equals(existing.getData());
+    if (sameData && input.getMetadataMap().equals(existing.getMetadataMap())) {
+      return existing;
+    }
+    return input.toBuilder()
+        .setId(existing.getId())
+        .setVersion(existing.getVersion())
+        .setGeneration(sameData ? existing.getGeneration() : ulids.create().toString())
+        .clearStatus()
+        .putAllStatus(existing.getStatusMap())
+        .build();
+  }
+
+  private void checkOwnerExists(ID owner) {
+    try {
+      backend.read(Consistency.STRONG, owner);
+    } catch (StorageException e) {
+      if (e.reason() == StorageException.Reason.NOT_FOUND) {
+        throw ValidationException.of("resource.owner", "exists", Ids.format(owner) + " does not exist");
+      }
+      throw e;
+    }
+  }
+
+  public WriteStatusResponse writeStatus(Authorizer authz, WriteStatusRequest req) {
+    ID id = validator.id("id", req.hasId(), req.getId(), true);
+    Violations v = Violations.at("");
+    RequestValidator.status(v, req.getKey(), req.hasStatus(), req.getStatus());
+    RequestValidator.version(v, "version", req.getVersion());
+    v.throwIfAny();
+    Registration<?> reg = registration(id);
+    boolean blind = req.getVersion().isEmpty();
+    for (int attempt = 1; attempt <= (blind ? BLIND_WRITE_ATTEMPTS : 1); attempt++) {
+      Resource existing = readForWrite(id);
+      if (existing == null) {
+        throw Errors.notFound(Ids.format(id) + " not found");
+      }
+      if (!existing.getId().getUid().equals(id.getUid())) {
+        throw Errors.failedPrecondition(
+            "id.uid " + id.getUid() + " does not match the stored incarnation " + existing.getId().getUid());
+      }
+      reg.acls().write().check(authz, existing);
+      if (!blind && !req.getVersion().equals(existing.getVersion())) {
+        throw Errors.aborted("version " + req.getVersion() + " does not match the stored version " + existing.getVersion());
+      }
+      Status previous = existing.getStatusMap().get(req.getKey());
+      if (previous != null && Statuses.equal(previous, req.getStatus())) {
+        return WriteStatusResponse.newBuilder().setResource(existing).build();
+      }
+      Resource next = existing.toBuilder().putStatus(req.getKey(), stamp(req.getStatus(), previous)).build();
+      checkSize(next);
+      try {
+        return WriteStatusResponse.newBuilder().setResource(backend.writeCas(next)).build();
+      } catch (StorageException e) {
+        if (!blind || e.reason() != StorageException.Reason.CAS_FAILURE) {
+          throw e;
+        }
+      }
+    }
+    throw Errors.aborted("status write of " + Ids.format(id) + " lost " + BLIND_WRITE_ATTEMPTS + " races; retry");
+  }
+
+  /** Sets {@code updated_at}, and each condition's transition time unless its state is unchanged. */
+  private Status stamp(Status status, Status previous) {
+    Timestamp now = timestamp(clock.instant());
+    Map<String, Condition> before = new HashMap<>();
+    if (previous != null) {
+      for (Condition c : previous.getConditionsList()) {
+        before.put(c.getType(), c);
+      }
+    }
+    Status.Builder out = status.toBuilder().setUpdatedAt(now).clearConditions();
+    for (Condition c : status.getConditionsList()) {
+      Condition prior = before.get(c.getType());
+      Timestamp transition =
+          prior != null && prior.getState() == c.getState() && prior.hasLastTransitionTime()
+              ? prior.getLastTransitionTime()
+              : now;
+      out.addConditions(c.toBuilder().setLastTransitionTime(transition));
+    }
+    return out.build();
+  }
+
+  public ListResponse list(Authorizer authz, ListRequest req) {
+    Registration<?> reg = validator.type("type", req.hasType(), req.getType());
+    Violations v = Violations.at("");
+    Tenancy tenancy = validator.tenancy(v.field("tenancy"), req.getTenancy(), reg, true);
+    RequestValidator.namePrefix(v, "name_prefix", req.getNamePrefix());
+    if (req.getPageSize() > limits.maxPageSize()) {
+      v.add("page_size", "max", "must be at most " + limits.maxPageSize());
+    }
+    v.throwIfAny();
+    reg.acls().list().check(authz, req.getType(), tenancy);
+    int pageSize = req.getPageSize() == 0 ? limits.defaultPageSize() : req.getPageSize();
+    Page page = backend.list(
+        consistency(req.getConsistent()), req.getType(), tenancy, req.getNamePrefix(), pageSize, req.getPageToken());
+    return ListResponse.newBuilder()
+        .addAllResources(readable(authz, reg, page.resources()))
+        .setNextPageToken(page.nextPageToken())
+        .setRevision(page.revision())
+        .build();
+  }
+
+  public ListByOwnerResponse listByOwner(Authorizer authz, ListByOwnerRequest req) {
+    ID owner = validator.id("owner", req.hasOwner(), req.getOwner(), true);
+    ListByOwnerResponse.Builder out = ListByOwnerResponse.newBuilder();
+    for (Resource child : backend.listByOwner(owner)) {
+      registry.resolve(child.getId().getType()).ifPresent(reg -> {
+        if (canRead(authz, reg, child)) {
+          out.addResources(child);
+        }
+      });
+    }
+    return out.build();
+  }
+
+  public DeleteResponse delete(Authorizer authz, DeleteRequest req) {
+    ID id = validator.id("id", req.hasId(), req.getId(), false);
+    Violations v = Violations.at("");
+    RequestValidator.version(v, "version", req.getVersion());
+    v.throwIfAny();
+    Registration<?> reg = registration(id);
+    Resource existing = readForWrite(id);
+    if (existing == null || (!id.getUid().isEmpty() && !id.getUid().equals(existing.getId().getUid()))) {
+      reg.acls().write().check(authz, Resource.newBuilder().setId(id).build());
+      return DeleteResponse.getDefaultInstance();
+    }
+    reg.acls().write().check(authz, existing);
+    if (!req.getVersion().isEmpty() && !req.getVersion().equals(existing.getVersion())) {
+      throw Errors.aborted("version " + req.getVersion() + " does not match the stored version " + existing.getVersion());
+    }
+    backend.deleteCas(id.getUid().isEmpty() ? id.toBuilder().setUid(existing.getId().getUid()).build() : id,
+        req.getVersion());
+    return DeleteResponse.getDefaultInstance();
+  }
+
+  /**
+   * Opens a watch. The returned {@link FilteredWatch} drops events the caller may not read.
+   */
+  public FilteredWatch watchList(Authorizer authz, WatchListRequest req) {
+    Registration<?> reg = validator.type("type", req.hasType(), req.getType());
+    Violations v = Violations.at("");
+    Tenancy tenancy = validator.tenancy(v.field("tenancy"), req.getTenancy(), reg, true);
+    RequestValidator.namePrefix(v, "name_prefix", req.getNamePrefix());
+    v.throwIfAny();
+    reg.acls().list().check(authz, req.getType(), tenancy);
+    Watch watch = backend.watch(req.getType(), tenancy, req.getNamePrefix(), req.getSinceRevision());
+    return new FilteredWatch(watch, resource -> canRead(authz, reg, resource));
+  }
+
+  public MutateAndValidateResponse mutateAndValidate(Authorizer authz, MutateAndValidateRequest req) {
+    Resource admitted = admit(authz, req.hasResource(), req.getResource());
+    return MutateAndValidateResponse.newBuilder().setResource(admitted).build();
+  }
+
+  /** Validate the envelope, mutate, validate, authorize: the admission path of every write. */
+  private Resource admit(Authorizer authz, boolean present, Resource raw) {
+    Resource resource = validator.resource("resource", present, raw);
+    Registration<?> reg = registration(resource.getId());
+    resource = resource.toBuilder()
+        .setData(RequestValidator.data("resource.data", reg, resource.hasData(), resource.getData()))
+        .build();
+    Resource mutated;
+    try {
+      mutated = reg.mutate().mutate(resource);
+    } catch (ValidationException e) {
+      throw e.under("resource");
+    }
+    if (!mutated.getId().equals(resource.getId()) || !mutated.getOwner().equals(resource.getOwner())
+        || !mutated.getVersion().equals(resource.getVersion())) {
+      throw new IllegalStateException(
+          "the mutate hook of " + reg.dataMessageName() + " changed the id, owner or version of a resource");
+    }
+    // The hook may have re-packed the data: canonicalize again so equal data has equal bytes.
+    mutated = mutated.toBuilder()
+        .setData(RequestValidator.data("resource.data", reg, mutated.hasData(), mutated.getData()))
+        .build();
+    try {
+      reg.validate().validate(mutated);
+    } catch (ValidationException e) {
+      throw e.under("resource");
+    }
+    reg.acls().write().check(authz, mutated);
+    checkSize(mutated);
+    return mutated;
+  }
+
+  private void checkSize(Resource resource) {
+    int size = resource.getSerializedSize();
+    if (size > limits.maxResourceBytes()) {
+      throw Errors.resourceExhausted(
+          "resource: encodes to " + size + " bytes; at most " + limits.maxResourceBytes() + " are allowed");
+    }
+  }
+
+  private Resource readForWrite(ID id) {
+    try {
+      return backend.read(Consistency.STRONG, Ids.withoutUid(id));
+    } catch (StorageException e) {
+      if (e.reason() == StorageException.Reason.NOT_FOUND) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  private Registration<?> registration(ID id) {
+    // Validated ids always resolve.
+    return registry.resolve(id.getType()).orElseThrow();
+  }
+
+  private List<Resource> readable(Authorizer authz, Registration<?> reg, List<Resource> resources) {
+    return resources.stream().filter(r -> canRead(authz, reg, r)).toList();
+  }
+
+  private static boolean canRead(Authorizer authz, Registration<?> reg, Resource resource) {
+    try {
+      reg.acls().read().check(authz, resource.getId(), resource);
+      return true;
+    } catch (PermissionDeniedException e) {
+      return false;
+    }
+  }
+
+  private static Consistency consistency(boolean consistent) {
+    return consistent ? Consistency.STRONG : Consistency.EVENTUAL;
+  }
+
+  private static Timestamp timestamp(Instant instant) {
+    return Timestamp.newBuilder().setSeconds(instant.getEpochSecond()).setNanos(instant.getNano()).build();
+  }
+}

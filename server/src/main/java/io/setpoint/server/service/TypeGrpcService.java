@@ -1,0 +1,54 @@
+package io.setpoint.server.service;
+
+import com.google.protobuf.DescriptorProtos.FileDescriptorSet;
+import com.google.protobuf.Descriptors.FileDescriptor;
+import io.grpc.stub.StreamObserver;
+import io.setpoint.api.v1.ListTypesRequest;
+import io.setpoint.api.v1.ListTypesResponse;
+import io.setpoint.api.v1.TypeInfo;
+import io.setpoint.api.v1.TypeServiceGrpc;
+import io.setpoint.resource.Registration;
+import io.setpoint.resource.Registry;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/**
+ * Lists registered types with the descriptors of their data messages, so generic clients (the
+ * CLI) can read and write any type's data as JSON.
+ */
+public final class TypeGrpcService extends TypeServiceGrpc.TypeServiceImplBase {
+  private final Registry registry;
+
+  public TypeGrpcService(Registry registry) {
+    this.registry = registry;
+  }
+
+  @Override
+  public void listTypes(ListTypesRequest request, StreamObserver<ListTypesResponse> out) {
+    ListTypesResponse.Builder response = ListTypesResponse.newBuilder();
+    Set<FileDescriptor> files = new LinkedHashSet<>();
+    for (Registration<?> reg : registry.types()) {
+      response.addTypes(TypeInfo.newBuilder()
+          .setType(reg.type())
+          .setScope(reg.scope())
+          .setDataMessage(reg.dataMessageName())
+          .setHttp(reg.http()));
+      addWithDependencies(reg.descriptor().getFile(), files);
+    }
+    FileDescriptorSet.Builder set = FileDescriptorSet.newBuilder();
+    files.forEach(f -> set.addFile(f.toProto()));
+    out.onNext(response.setDescriptors(set).build());
+    out.onCompleted();
+  }
+
+  /** Adds {@code file} after its dependencies, each once. */
+  private static void addWithDependencies(FileDescriptor file, Set<FileDescriptor> out) {
+    if (out.contains(file)) {
+      return;
+    }
+    for (FileDescriptor dep : file.getDependencies()) {
+      addWithDependencies(dep, out);
+    }
+    out.add(file);
+  }
+}

@@ -1,0 +1,103 @@
+package io.setpoint.server.service;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.Message;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.setpoint.api.Ids;
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.ResourceServiceGrpc;
+import io.setpoint.api.v1.Type;
+import io.setpoint.api.v1.WriteRequest;
+import io.setpoint.demo.DemoTypes;
+import io.setpoint.server.agent.Agent;
+import java.util.concurrent.TimeUnit;
+import io.setpoint.storage.memory.MemoryBackend;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * A real agent with the demo types on a free port, and a plaintext gRPC channel to it, per test.
+ * Register with {@code @RegisterExtension}: on an instance field, each test gets its own agent; on a
+ * static field, the class shares one.
+ */
+final class LiveAgent implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
+  /** Small limits, so the size checks are cheap to reach. */
+  static final int MAX_REQUEST_BYTES = 64 << 10;
+  static final ServiceLimits LIMITS = new ServiceLimits(16 << 10, 100, 1_000);
+
+  private final MemoryBackend backend = new MemoryBackend();
+  private Agent agent;
+  private ManagedChannel channel;
+  private boolean perClass;
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    perClass = true;
+    start();
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) throws InterruptedException {
+    stop();
+  }
+
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    if (!perClass) {
+      start();
+    }
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) throws InterruptedException {
+    if (!perClass) {
+      stop();
+    }
+  }
+
+  private void start() {
+    agent = Agent.builder().port(0).types(DemoTypes::register).backend(backend)
+        .maxRequestBytes(MAX_REQUEST_BYTES).limits(LIMITS).start();
+    channel = ManagedChannelBuilder.forAddress("127.0.0.1", agent.port()).usePlaintext()
+        .maxInboundMessageSize(MAX_REQUEST_BYTES * 4).build();
+  }
+
+  private void stop() throws InterruptedException {
+    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    agent.close();
+  }
+
+  MemoryBackend backend() {
+    return backend;
+  }
+
+  ManagedChannel channel() {
+    return channel;
+  }
+
+  Agent agent() {
+    return agent;
+  }
+
+  ResourceServiceGrpc.ResourceServiceBlockingStub stub() {
+    return ResourceServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+  }
+
+  /** Writes a resource of {@code type} named {@code name} in the default tenancy. */
+  Resource write(Type type, String name, Message data) {
+    return write(Resource.newBuilder().setId(Ids.of(type, name)).setData(Any.pack(data)).build());
+  }
+
+  Resource write(Resource resource) {
+    return stub().write(WriteRequest.newBuilder().setResource(resource).build()).getResource();
+  }
+
+  static ID id(Type type, String name) {
+    return Ids.of(type, name);
+  }
+}

@@ -41,7 +41,8 @@ public interface Backend extends AutoCloseable {
    * absent, or an incarnation (uid) that is no longer stored, does nothing.
    *
    * @return the deleted resource, or null when nothing was deleted
-   * @throws StorageException {@code CAS_FAILURE} when the version does not match
+   * @throws StorageException {@code CAS_FAILURE} when the version does not match; {@code
+   *     GROUP_VERSION_MISMATCH} when it is stored under another group version
    */
   Resource deleteCas(ID id, String version);
 
@@ -63,13 +64,18 @@ public interface Backend extends AutoCloseable {
       int limit,
       String pageToken);
 
-  /** The resources whose owner is exactly the incarnation {@code owner} (which carries a uid). */
+  /**
+   * The resources owned by the incarnation {@code owner} (which carries a uid), matched by uid, so
+   * an owner rewritten under another group version keeps its children.
+   */
   List<Resource> listByOwner(ID owner);
 
   /**
    * Watches resources of exactly {@code type} in {@code tenancy} whose names start with {@code
    * namePrefix}. With {@code sinceRevision} 0, the watch starts with every matching resource as an
    * upsert and an end-of-snapshot marker; otherwise it replays every change after that revision.
+   * A resource rewritten under another group version leaves the watches of its old type as a
+   * delete.
    *
    * @throws StorageException {@code COMPACTED} when {@code sinceRevision} is older than the
    *     retained history

@@ -35,6 +35,7 @@ import io.setpoint.storage.Consistency;
 import io.setpoint.storage.Page;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.Watch;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HashMap;
@@ -63,7 +64,8 @@ public final class ResourceHandler {
     this.backend = backend;
     this.validator = new RequestValidator(registry);
     this.clock = clock;
-    this.ulids = UlidFactory.newMonotonicInstance(clock::millis);
+    // Random bits from a secure source; the timestamp part from the injected clock.
+    this.ulids = UlidFactory.newMonotonicInstance(new SecureRandom(), clock::millis);
     this.limits = limits;
   }
 

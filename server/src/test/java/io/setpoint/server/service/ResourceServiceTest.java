@@ -58,6 +58,9 @@ class ResourceServiceTest {
 
     assertThat(created.getId().getUid()).matches(Rules.ULID);
     assertThat(created.getGeneration()).matches(Rules.ULID);
+    // The 80 random bits of a ULID must not be derived from its 48-bit timestamp.
+    String uid = created.getId().getUid();
+    assertThat(uid.substring(10)).doesNotContain(uid.substring(0, 10));
     assertThat(Long.parseLong(created.getVersion())).isPositive();
     assertThat(created.getId().getTenancy()).isEqualTo(Tenancies.of("default", "default"));
     assertThat(created.getData().unpack(Artist.class).getGenre()).isEqualTo(Genre.GENRE_DISCO);

@@ -242,7 +242,9 @@ public final class ResourceIndex {
     List<Resource> out = new ArrayList<>(keys.size());
     for (String key : keys) {
       Entry head = entries.get(key);
-      if (head != null && !head.deleted && head.resource.getOwner().equals(owner)) {
+      // Anchored to the owner's uid alone: an owner rewritten under another group version is the
+      // same incarnation and keeps its children.
+      if (head != null && !head.deleted && head.resource.getOwner().getUid().equals(owner.getUid())) {
         out.add(head.resource);
       }
     }

@@ -24,6 +24,8 @@ final class Subscription implements Watch {
   private final LinkedBlockingQueue<WatchEvent> live;
   private Iterator<WatchEvent> backlog = List.<WatchEvent>of().iterator();
   private volatile String closedBecause;
+  /** Set by the consumer's own close(): nothing more is delivered, not even what is buffered. */
+  private volatile boolean closedByClient;
   private long lastDelivered;
 
   Subscription(Query query, WatchHub hub, int buffer, long startRevision) {
@@ -56,12 +58,14 @@ final class Subscription implements Watch {
 
   @Override
   public WatchEvent next() throws InterruptedException {
-    WatchEvent event = poll(null);
-    return event;
+    return poll(null);
   }
 
   @Override
   public WatchEvent poll(Duration timeout) throws InterruptedException {
+    if (closedByClient) {
+      throw closed();
+    }
     if (backlog.hasNext()) {
       return delivered(backlog.next());
     }
@@ -75,7 +79,7 @@ final class Subscription implements Watch {
         return null;
       }
     }
-    if (event == WAKE_UP) {
+    if (event == WAKE_UP || closedByClient) {
       throw closed();
     }
     return delivered(event);
@@ -94,6 +98,7 @@ final class Subscription implements Watch {
 
   @Override
   public void close() {
+    closedByClient = true;
     hub.remove(this);
     terminate("closed by the client");
   }

@@ -1,5 +1,6 @@
 package io.setpoint.storage.engine;
 
+import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,15 @@ public final class WatchHub {
    */
   public io.setpoint.storage.Watch subscribe(Query query, long revision) {
     Subscription sub = new Subscription(query, this, buffer, revision);
-    byType.computeIfAbsent(StoreKeys.typePrefix(query.type()), k -> new CopyOnWriteArrayList<>()).add(sub);
+    // Add inside compute(): a concurrent remove() of the type's last watcher must not detach the
+    // list this subscription joins.
+    byType.compute(
+        StoreKeys.typePrefix(query.type()),
+        (k, subs) -> {
+          List<Subscription> list = subs != null ? subs : new CopyOnWriteArrayList<>();
+          list.add(sub);
+          return list;
+        });
     return sub;
   }
 
@@ -36,7 +45,11 @@ public final class WatchHub {
     ((Subscription) watch).backlog(events);
   }
 
-  /** Delivers one committed change to every watcher that selects it. */
+  /**
+   * Delivers one committed change to every watcher that selects it. A write that moves a resource
+   * to another group version reaches the watchers of the old version as a delete, so their view
+   * never keeps a resource that is no longer stored under their type.
+   */
   public void publish(Entry entry) {
     if (byType.isEmpty()) {
       return;
@@ -45,13 +58,28 @@ public final class WatchHub {
     if (subs == null) {
       return;
     }
+    Entry before = entry.previous();
+    Resource movedFrom =
+        !entry.deleted
+                && before != null
+                && !before.deleted
+                && !before.resource.getId().getType().equals(entry.resource.getId().getType())
+            ? before.resource
+            : null;
     WatchEvent event = null;
+    WatchEvent leave = null;
     for (Subscription sub : subs) {
       if (sub.query.matches(entry.resource)) {
         if (event == null) {
           event = entry.toEvent();
         }
         sub.offer(event);
+      } else if (movedFrom != null && sub.query.matches(movedFrom)) {
+        if (leave == null) {
+          leave = WatchEvent.newBuilder().setRevision(entry.revision)
+              .setDelete(WatchEvent.Delete.newBuilder().setResource(movedFrom)).build();
+        }
+        sub.offer(leave);
       }
     }
   }

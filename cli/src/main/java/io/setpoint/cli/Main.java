@@ -1,0 +1,108 @@
+package io.setpoint.cli;
+
+import io.grpc.Status;
+import io.setpoint.client.SetpointException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
+
+/**
+ * The {@code setpoint} command: {@code setpoint agent -dev} runs a server, {@code setpoint
+ * resource read|list|apply|delete|watch} talks to one.
+ *
+ * <p>Exit codes: 0 on success, 1 when the operation failed (a server error, an unreachable
+ * server, an unreadable input document), 2 on a usage error. Errors are printed to stderr as
+ * {@code Error: <message>}.
+ */
+@Command(
+    name = "setpoint",
+    mixinStandardHelpOptions = true,
+    scope = CommandLine.ScopeType.INHERIT,
+    versionProvider = Main.Version.class,
+    description = "A resource-oriented control plane for the JVM.",
+    subcommands = {AgentCommand.class, ResourceCommand.class, CommandLine.HelpCommand.class})
+public final class Main {
+  static final int FAILED = 1;
+  static final int USAGE = 2;
+
+  private final InputStream stdin;
+
+  private Main(InputStream stdin) {
+    this.stdin = stdin;
+  }
+
+  /** Runs the command line and exits with its code. */
+  public static void main(String[] args) {
+    System.exit(commandLine(System.in).execute(args));
+  }
+
+  /** The command line, reading {@code -f -} documents from {@code stdin}. */
+  static CommandLine commandLine(InputStream stdin) {
+    CommandLine cmd = new CommandLine(new Main(stdin));
+    cmd.setCaseInsensitiveEnumValuesAllowed(true);
+    cmd.setExecutionExceptionHandler(Main::onFailure);
+    cmd.setParameterExceptionHandler(Main::onUsageError);
+    return cmd;
+  }
+
+  InputStream stdin() {
+    return stdin;
+  }
+
+  private static int onFailure(Exception failure, CommandLine cmd, ParseResult parsed) {
+    PrintWriter err = cmd.getErr();
+    if (failure instanceof SetpointException e) {
+      err.println("Error: " + describe(e));
+    } else if (failure instanceof CliException e) {
+      err.println("Error: " + e.getMessage());
+    } else {
+      err.println("Error: " + failure);
+    }
+    err.flush();
+    return FAILED;
+  }
+
+  private static int onUsageError(ParameterException failure, String[] args) {
+    CommandLine cmd = failure.getCommandLine();
+    PrintWriter err = cmd.getErr();
+    err.println("Error: " + failure.getMessage());
+    UnmatchedArgumentException.printSuggestions(failure, err);
+    CommandLine.Help help = cmd.getHelp();
+    err.print(help.synopsisHeading() + help.synopsis(help.synopsisHeadingLength()));
+    err.println("Run '" + cmd.getCommandSpec().qualifiedName() + " -h' for help.");
+    err.flush();
+    return USAGE;
+  }
+
+  /**
+   * The server's message, with any field violation it does not already spell out, and a hint
+   * when no server answered.
+   */
+  static String describe(SetpointException e) {
+    StringBuilder out = new StringBuilder(e.description());
+    if (e.code() == Status.Code.UNAVAILABLE && e.description().startsWith("cannot reach")) {
+      out.append(System.lineSeparator())
+          .append("Is an agent running there? Start one with 'setpoint agent -dev', or point -address (or SETPOINT_ADDRESS) at one.");
+    }
+    for (SetpointException.FieldViolation v : e.violations()) {
+      if (!e.description().contains(v.toString())) {
+        out.append(System.lineSeparator()).append("  ").append(v);
+      }
+    }
+    return out.toString();
+  }
+
+  /** The version from the jar's manifest. */
+  static final class Version implements IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String version = Main.class.getPackage().getImplementationVersion();
+      return new String[] {"setpoint " + (version == null ? "(development build)" : version)};
+    }
+  }
+}

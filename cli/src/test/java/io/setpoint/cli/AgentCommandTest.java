@@ -1,0 +1,104 @@
+package io.setpoint.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.grpc.Status.Code;
+import io.setpoint.api.v1.TypeInfo;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.client.SetpointException;
+import io.setpoint.demo.DemoTypes;
+import io.setpoint.server.agent.Agent;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
+
+/** {@code setpoint agent}, run in-process. */
+@Timeout(60)
+class AgentCommandTest {
+  private static final Pattern LISTENING = Pattern.compile("Setpoint agent listening on 127\\.0\\.0\\.1:(\\d+) \\(gRPC\\)");
+
+  private final Logger agentLog = (Logger) LoggerFactory.getLogger(Agent.class);
+  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
+  private Level previousLevel;
+  private CliRun agent;
+
+  @BeforeEach
+  void captureAgentLog() {
+    previousLevel = agentLog.getLevel();
+    agentLog.setLevel(Level.INFO);
+    agentLog.setAdditive(false); // keep the test output quiet
+    logged.start();
+    agentLog.addAppender(logged);
+  }
+
+  @AfterEach
+  void stopAgentAndRestoreLog() throws InterruptedException {
+    if (agent != null && agent.code() == null) {
+      agent.interruptAndJoin();
+    }
+    agentLog.detachAppender(logged);
+    agentLog.setLevel(previousLevel);
+    agentLog.setAdditive(true);
+  }
+
+  @Test
+  void withoutDevItRefusesWithAClearMessageAndExitsTwo() {
+    CliRun run = CliRun.run("agent", "-port", "0");
+
+    assertThat(run.code()).isEqualTo(2);
+    assertThat(run.err()).startsWith(
+        "Error: only -dev mode is available in this version (durable mode comes later): run 'setpoint agent -dev'\n");
+    assertThat(logged.list).isEmpty();
+  }
+
+  @Test
+  void devServesTheDemoTypesUntilInterruptedThenStopsCleanly() throws Exception {
+    agent = CliRun.start("agent", "-dev", "-port", "0", "-bind", "127.0.0.1");
+    int port = await().atMost(Duration.ofSeconds(30))
+        .failFast("the agent command ended", () -> agent.code() != null)
+        .until(this::listeningPort, Optional::isPresent).orElseThrow();
+
+    try (SetpointClient client = SetpointClient.connect("127.0.0.1:" + port)) {
+      assertThat(client.types().getTypesList()).extracting(TypeInfo::getType)
+          .contains(DemoTypes.ARTIST, DemoTypes.ALBUM, DemoTypes.RECORD_LABEL, DemoTypes.EXECUTIVE);
+
+      agent.interruptAndJoin();
+
+      assertThat(agent.code()).as(agent.toString()).isZero();
+      assertThat(logged.list).extracting(ILoggingEvent::getFormattedMessage).contains("Setpoint agent stopped");
+      assertThatThrownBy(client::types).isInstanceOfSatisfying(SetpointException.class,
+          e -> assertThat(e.code()).isEqualTo(Code.UNAVAILABLE));
+    }
+  }
+
+  @Test
+  void aPortInUseIsReportedWithExitOne() {
+    try (Agent running = Agent.builder().port(0).types(DemoTypes::register).start()) {
+      CliRun run = CliRun.run("agent", "-dev", "-port", String.valueOf(running.port()));
+
+      assertThat(run.code()).isEqualTo(1);
+      assertThat(run.err()).startsWith("Error: cannot listen on 127.0.0.1:" + running.port());
+    }
+  }
+
+  /** The port of the agent that logged it is listening (only the agent under test logs here). */
+  private Optional<Integer> listeningPort() {
+    return logged.list.stream()
+        .map(e -> LISTENING.matcher(e.getFormattedMessage()))
+        .filter(Matcher::matches)
+        .map(m -> Integer.parseInt(m.group(1)))
+        .findFirst();
+  }
+}

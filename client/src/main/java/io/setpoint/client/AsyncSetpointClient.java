@@ -1,0 +1,154 @@
+package io.setpoint.client;
+
+import io.setpoint.api.v1.DeleteRequest;
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.ListByOwnerRequest;
+import io.setpoint.api.v1.ListByOwnerResponse;
+import io.setpoint.api.v1.ListRequest;
+import io.setpoint.api.v1.ListResponse;
+import io.setpoint.api.v1.ListTypesRequest;
+import io.setpoint.api.v1.ListTypesResponse;
+import io.setpoint.api.v1.MutateAndValidateRequest;
+import io.setpoint.api.v1.MutateAndValidateResponse;
+import io.setpoint.api.v1.ReadRequest;
+import io.setpoint.api.v1.ReadResponse;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.ResourceServiceGrpc;
+import io.setpoint.api.v1.Status;
+import io.setpoint.api.v1.Tenancy;
+import io.setpoint.api.v1.Type;
+import io.setpoint.api.v1.TypeServiceGrpc;
+import io.setpoint.api.v1.WatchEvent;
+import io.setpoint.api.v1.WatchListRequest;
+import io.setpoint.api.v1.WriteRequest;
+import io.setpoint.api.v1.WriteResponse;
+import io.setpoint.api.v1.WriteStatusRequest;
+import io.setpoint.api.v1.WriteStatusResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * The non-blocking face of a {@link SetpointClient}, from {@link SetpointClient#async()}. Every
+ * method starts its call at once and returns a future that completes with the result, or
+ * exceptionally with a {@link SetpointException}. Cancelling a returned future cancels its call.
+ * Futures complete on gRPC's executor: do not block in their callbacks.
+ *
+ * <p>The methods mean exactly what their blocking counterparts on {@link SetpointClient} mean.
+ */
+public final class AsyncSetpointClient {
+  private final Rpc rpc;
+
+  AsyncSetpointClient(Rpc rpc) {
+    this.rpc = rpc;
+  }
+
+  /** Reads a resource (eventually consistent). */
+  public CompletableFuture<Resource> read(ID id) {
+    return read(id, false);
+  }
+
+  /** Reads a resource with a linearizable read. */
+  public CompletableFuture<Resource> readConsistent(ID id) {
+    return read(id, true);
+  }
+
+  private CompletableFuture<Resource> read(ID id, boolean consistent) {
+    ReadRequest request = ReadRequest.newBuilder().setId(id).setConsistent(consistent).build();
+    return rpc.unary(ResourceServiceGrpc.getReadMethod(), request, ReadResponse::getResource);
+  }
+
+  /** Creates or updates a resource; see {@link SetpointClient#write(Resource)}. */
+  public CompletableFuture<Resource> write(Resource resource) {
+    WriteRequest request = WriteRequest.newBuilder().setResource(resource).build();
+    return rpc.unary(ResourceServiceGrpc.getWriteMethod(), request, WriteResponse::getResource);
+  }
+
+  /** Replaces one status entry; see {@link SetpointClient#writeStatus(ID, String, Status)}. */
+  public CompletableFuture<Resource> writeStatus(ID id, String key, Status status) {
+    return writeStatus(id, key, status, "");
+  }
+
+  /** Replaces one status entry if the resource is still at {@code version}. */
+  public CompletableFuture<Resource> writeStatus(ID id, String key, Status status, String version) {
+    WriteStatusRequest request =
+        WriteStatusRequest.newBuilder().setId(id).setKey(key).setStatus(status).setVersion(version).build();
+    return rpc.unary(ResourceServiceGrpc.getWriteStatusMethod(), request, WriteStatusResponse::getResource);
+  }
+
+  /** One page of a listing; see {@link SetpointClient#list(ListRequest)}. */
+  public CompletableFuture<ListResponse> list(ListRequest request) {
+    return rpc.unary(ResourceServiceGrpc.getListMethod(), request, response -> response);
+  }
+
+  /** Every page of a listing, from {@code request}'s page token on, as one list. */
+  public CompletableFuture<List<Resource>> listAll(ListRequest request) {
+    CompletableFuture<List<Resource>> result = new CompletableFuture<>();
+    nextPage(request, new ArrayList<>(), result);
+    return result;
+  }
+
+  /** Every resource of {@code type} in {@code tenancy} (which may hold wildcards). */
+  public CompletableFuture<List<Resource>> listAll(Type type, Tenancy tenancy) {
+    return listAll(ListRequest.newBuilder().setType(type).setTenancy(tenancy).build());
+  }
+
+  private void nextPage(ListRequest request, List<Resource> found, CompletableFuture<List<Resource>> result) {
+    if (result.isDone()) {
+      return; // cancelled by the caller: ask for no more pages
+    }
+    list(request).whenComplete((page, failure) -> {
+      if (failure != null) {
+        result.completeExceptionally(failure);
+        return;
+      }
+      found.addAll(page.getResourcesList());
+      if (page.getNextPageToken().isEmpty()) {
+        result.complete(List.copyOf(found));
+      } else {
+        nextPage(request.toBuilder().setPageToken(page.getNextPageToken()).build(), found, result);
+      }
+    });
+  }
+
+  /** The direct children of one owner incarnation ({@code owner} must carry its uid). */
+  public CompletableFuture<List<Resource>> listByOwner(ID owner) {
+    ListByOwnerRequest request = ListByOwnerRequest.newBuilder().setOwner(owner).build();
+    return rpc.unary(ResourceServiceGrpc.getListByOwnerMethod(), request, ListByOwnerResponse::getResourcesList);
+  }
+
+  /** Deletes a resource (absent is success). */
+  public CompletableFuture<Void> delete(ID id) {
+    return delete(id, "");
+  }
+
+  /** Deletes a resource if it is still at {@code version}. */
+  public CompletableFuture<Void> delete(ID id, String version) {
+    DeleteRequest request = DeleteRequest.newBuilder().setId(id).setVersion(version).build();
+    return rpc.unary(ResourceServiceGrpc.getDeleteMethod(), request, response -> null);
+  }
+
+  /** Runs the admission path (mutate, validate) without storing anything. */
+  public CompletableFuture<Resource> mutateAndValidate(Resource resource) {
+    MutateAndValidateRequest request = MutateAndValidateRequest.newBuilder().setResource(resource).build();
+    return rpc.unary(
+        ResourceServiceGrpc.getMutateAndValidateMethod(), request, MutateAndValidateResponse::getResource);
+  }
+
+  /** The types the server serves, with the descriptors of their data messages. */
+  public CompletableFuture<ListTypesResponse> types() {
+    return rpc.unary(TypeServiceGrpc.getListTypesMethod(), ListTypesRequest.getDefaultInstance(), r -> r);
+  }
+
+  /**
+   * Watches resources, handing each event to {@code listener}, one at a time and in order, on a
+   * gRPC thread (do not block in it). The watch has no deadline. The returned future completes
+   * when the server ends the stream: exceptionally with a {@link SetpointException} when the
+   * stream fails, or with what the listener threw (which ends the watch). Cancel the future to
+   * stop watching.
+   */
+  public CompletableFuture<Void> watch(WatchListRequest request, Consumer<? super WatchEvent> listener) {
+    return rpc.serverStream(ResourceServiceGrpc.getWatchListMethod(), request, listener);
+  }
+}

@@ -1,0 +1,253 @@
+package io.setpoint.client;
+
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.MetadataUtils;
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.ListRequest;
+import io.setpoint.api.v1.ListResponse;
+import io.setpoint.api.v1.ListTypesResponse;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.Status;
+import io.setpoint.api.v1.Tenancy;
+import io.setpoint.api.v1.Type;
+import io.setpoint.api.v1.WatchListRequest;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A client of a Setpoint server's resource service over gRPC.
+ *
+ * <pre>{@code
+ * try (SetpointClient client = SetpointClient.connect("localhost:8500")) {
+ *   Resource artist = client.write(Resource.newBuilder()
+ *       .setId(Ids.of(DemoTypes.ARTIST, "miles"))
+ *       .setData(Any.pack(Artist.newBuilder().setName("Miles Davis").build()))
+ *       .build());
+ *   client.async().read(artist.getId()).thenAccept(System.out::println);
+ * }
+ * }</pre>
+ *
+ * <p>Every blocking method waits at most the client's {@linkplain Builder#deadline(Duration)
+ * deadline} (watches have none), and reports failures as an unchecked {@link SetpointException}
+ * carrying the gRPC code, the server's message and any field violations. An interrupt while
+ * waiting cancels the call. A client is thread-safe and meant to be shared; {@link #close()} it
+ * when done.
+ */
+public final class SetpointClient implements AutoCloseable {
+  /** The metadata key that carries the ACL token. */
+  public static final String TOKEN_HEADER = "x-setpoint-token";
+
+  private final ManagedChannel channel;
+  private final Rpc rpc;
+  private final AsyncSetpointClient async;
+
+  private SetpointClient(ManagedChannel channel, Rpc rpc) {
+    this.channel = channel;
+    this.rpc = rpc;
+    this.async = new AsyncSetpointClient(rpc);
+  }
+
+  /**
+   * A client of the server at {@code address} ({@code host:port}) with the default settings. Does
+   * not connect yet: the first call does.
+   *
+   * @throws IllegalArgumentException when {@code address} is not {@code host:port}
+   */
+  public static SetpointClient connect(String address) {
+    return builder().address(address).build();
+  }
+
+  /** Starts configuring a client. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The {@code host:port} this client talks to. */
+  public String address() {
+    return rpc.address();
+  }
+
+  /** The same client, with methods that return futures instead of blocking. */
+  public AsyncSetpointClient async() {
+    return async;
+  }
+
+  /** Reads a resource, eventually consistent (monotonic per server). */
+  public Resource read(ID id) {
+    return Rpc.await(async.read(id));
+  }
+
+  /** Reads a resource with a linearizable read. */
+  public Resource readConsistent(ID id) {
+    return Rpc.await(async.readConsistent(id));
+  }
+
+  /**
+   * Creates or updates a resource and returns it as stored. An empty version is a blind write; a
+   * version makes it a compare-and-swap ({@code ABORTED} when the stored version differs). A
+   * write that changes neither data nor metadata stores nothing and returns the stored resource.
+   */
+  public Resource write(Resource resource) {
+    return Rpc.await(async.write(resource));
+  }
+
+  /**
+   * Replaces the status entry {@code key} of the incarnation {@code id} (which must carry its
+   * uid), whatever its version.
+   */
+  public Resource writeStatus(ID id, String key, Status status) {
+    return Rpc.await(async.writeStatus(id, key, status));
+  }
+
+  /** Like {@link #writeStatus(ID, String, Status)}, if the resource is still at {@code version}. */
+  public Resource writeStatus(ID id, String key, Status status, String version) {
+    return Rpc.await(async.writeStatus(id, key, status, version));
+  }
+
+  /**
+   * One page of a listing. Pass the response's {@code next_page_token} back in the request for the
+   * next one; every page is read at the revision of the first.
+   */
+  public ListResponse list(ListRequest request) {
+    return Rpc.await(async.list(request));
+  }
+
+  /** Every page of a listing, from {@code request}'s page token on, as one list. */
+  public List<Resource> listAll(ListRequest request) {
+    return Rpc.await(async.listAll(request));
+  }
+
+  /** Every resource of {@code type} in {@code tenancy}, which may hold {@code *} wildcards. */
+  public List<Resource> listAll(Type type, Tenancy tenancy) {
+    return Rpc.await(async.listAll(type, tenancy));
+  }
+
+  /** The direct children of one owner incarnation ({@code owner} must carry its uid). */
+  public List<Resource> listByOwner(ID owner) {
+    return Rpc.await(async.listByOwner(owner));
+  }
+
+  /** Deletes a resource. Deleting an absent resource succeeds. */
+  public void delete(ID id) {
+    Rpc.await(async.delete(id));
+  }
+
+  /** Deletes a resource if it is still at {@code version} ({@code ABORTED} otherwise). */
+  public void delete(ID id, String version) {
+    Rpc.await(async.delete(id, version));
+  }
+
+  /** Runs the admission path (mutate, validate) and returns the result, storing nothing. */
+  public Resource mutateAndValidate(Resource resource) {
+    return Rpc.await(async.mutateAndValidate(resource));
+  }
+
+  /**
+   * Starts watching resources. Read the events from the returned {@link Watch} and close it when
+   * done. Failures to connect surface on the first {@link Watch#hasNext()}.
+   */
+  public Watch watch(WatchListRequest request) {
+    return new Watch(rpc, request);
+  }
+
+  /**
+   * The types the server serves, with the descriptors of their data messages; see {@link
+   * ResourceJson#of(ListTypesResponse)}.
+   */
+  public ListTypesResponse types() {
+    return Rpc.await(async.types());
+  }
+
+  /** Closes the connection, cancelling calls and watches still in flight. Idempotent. */
+  @Override
+  public void close() {
+    channel.shutdownNow();
+    try {
+      channel.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Configures a {@link SetpointClient}. */
+  public static final class Builder {
+    private String address = "localhost:8500";
+    private String token;
+    private Duration deadline = Duration.ofSeconds(30);
+
+    private Builder() {}
+
+    /** The server's {@code host:port} (default {@code localhost:8500}); IPv6 hosts in brackets. */
+    public Builder address(String address) {
+      this.address = Objects.requireNonNull(address, "address");
+      return this;
+    }
+
+    /** The ACL token sent with every call as {@code x-setpoint-token}; null or empty for none. */
+    public Builder token(String token) {
+      this.token = token;
+      return this;
+    }
+
+    /** How long a unary call may take (default 30 seconds). Watches have no deadline. */
+    public Builder deadline(Duration deadline) {
+      if (deadline.isNegative() || deadline.isZero()) {
+        throw new IllegalArgumentException("deadline must be positive, was " + deadline);
+      }
+      this.deadline = deadline;
+      return this;
+    }
+
+    /**
+     * Creates the client; it connects on its first call.
+     *
+     * @throws IllegalArgumentException when the address is not {@code host:port}
+     */
+    public SetpointClient build() {
+      HostPort target = HostPort.parse(address);
+      ManagedChannel channel =
+          NettyChannelBuilder.forAddress(target.host(), target.port())
+              .usePlaintext()
+              // A page of large resources can exceed gRPC's 4 MiB default.
+              .maxInboundMessageSize(256 << 20)
+              .build();
+      Channel calls = channel;
+      if (token != null && !token.isEmpty()) {
+        Metadata headers = new Metadata();
+        headers.put(Metadata.Key.of(TOKEN_HEADER, Metadata.ASCII_STRING_MARSHALLER), token);
+        calls = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers));
+      }
+      return new SetpointClient(channel, new Rpc(calls, address, deadline));
+    }
+  }
+
+  /** A parsed {@code host:port}. */
+  record HostPort(String host, int port) {
+    static HostPort parse(String address) {
+      int colon = address.lastIndexOf(':');
+      String host = colon < 0 ? "" : address.substring(0, colon);
+      if (host.startsWith("[") && host.endsWith("]")) {
+        host = host.substring(1, host.length() - 1);
+      }
+      int port = -1;
+      if (colon >= 0) {
+        try {
+          port = Integer.parseInt(address.substring(colon + 1));
+        } catch (NumberFormatException e) {
+          port = -1;
+        }
+      }
+      if (host.isEmpty() || port < 1 || port > 65535) {
+        throw new IllegalArgumentException(
+            "address \"" + address + "\" must be host:port with a port in 1..65535, e.g. localhost:8500");
+      }
+      return new HostPort(host, port);
+    }
+  }
+}

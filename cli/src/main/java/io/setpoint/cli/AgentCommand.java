@@ -1,5 +1,6 @@
 package io.setpoint.cli;
 
+import io.setpoint.demo.DemoControllers;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.server.agent.Agent;
 import java.util.concurrent.Callable;
@@ -16,7 +17,7 @@ import picocli.CommandLine.Spec;
     name = "agent",
     description = {
       "Runs a Setpoint agent: the resource service (gRPC, with server reflection) on one port.",
-      "This version only has -dev mode: an in-memory store, the demo types, no ACLs.",
+      "This version only has -dev mode: an in-memory store, the demo types and their controllers, no ACLs.",
       "Stops cleanly on SIGINT or SIGTERM."
     })
 final class AgentCommand implements Callable<Integer> {
@@ -35,6 +36,10 @@ final class AgentCommand implements Callable<Integer> {
       description = "The address to listen on (default: ${DEFAULT-VALUE}).")
   private String bind;
 
+  @Option(names = "-no-demo-controllers",
+      description = "Serve the demo types but do not run their controllers (run them elsewhere, e.g. io.setpoint.demo.RemoteControllers).")
+  private boolean noDemoControllers;
+
   @Override
   public Integer call() {
     if (!dev) {
@@ -46,11 +51,13 @@ final class AgentCommand implements Callable<Integer> {
     }
     Agent agent;
     try {
-      agent = Agent.builder().host(bind).port(port).types(DemoTypes::register).start();
+      agent = Agent.builder().host(bind).port(port).types(DemoTypes::register)
+          .controllers(noDemoControllers ? manager -> {} : DemoControllers::register).start();
     } catch (IllegalStateException e) {
       throw new CliException(e.getMessage(), e);
     }
-    log.info("dev mode: in-memory store (data is lost on exit), demo types registered, ACLs off");
+    log.info("dev mode: in-memory store (data is lost on exit), demo types registered{}, ACLs off",
+        noDemoControllers ? "" : " with their controllers");
     Thread shutdown = new Thread(agent::close, "setpoint-shutdown");
     Runtime.getRuntime().addShutdownHook(shutdown);
     try {

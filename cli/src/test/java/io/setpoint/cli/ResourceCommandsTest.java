@@ -338,7 +338,7 @@ class ResourceCommandsTest {
 
     assertThat(run.code()).isEqualTo(1);
     assertThat(run.err()).isEqualTo("Error: unknown type Nope; the server serves "
-        + "demo.v1.Executive, demo.v1.RecordLabel, demo.v2.Album, demo.v2.Artist\n");
+        + "core.v1.Event, core.v1.Tombstone, demo.v1.Executive, demo.v1.RecordLabel, demo.v2.Album, demo.v2.Artist\n");
   }
 
   @Test

@@ -63,6 +63,16 @@ public final class SetpointClient implements AutoCloseable {
     return builder().address(address).build();
   }
 
+  /**
+   * A client over a channel the caller built, such as an in-process one inside the agent.
+   * Closing the client shuts the channel down.
+   *
+   * @param name how messages refer to the server, e.g. {@code in-process}
+   */
+  public static SetpointClient over(ManagedChannel channel, String name) {
+    return new SetpointClient(channel, new Rpc(channel, name, Duration.ofSeconds(30)));
+  }
+
   /** Starts configuring a client. */
   public static Builder builder() {
     return new Builder();

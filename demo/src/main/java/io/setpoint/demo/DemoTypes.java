@@ -64,6 +64,14 @@ public final class DemoTypes {
     if (artist.getGenre() == Genre.UNRECOGNIZED) {
       v.add("genre", "enum", "is not a known genre");
     }
+    for (int i = 0; i < artist.getDiscographyCount(); i++) {
+      if (artist.getDiscography(i).isBlank()) {
+        v.add("discography[" + i + "]", "required", "album title must not be blank");
+      }
+    }
+    if (!artist.getLabel().isEmpty() && !artist.getLabel().matches("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")) {
+      v.add("label", "dns-label", "must name a demo.v1.RecordLabel (a DNS label)");
+    }
     for (Map.Entry<String, String> member : artist.getGroupMembersMap().entrySet()) {
       if (member.getKey().isBlank()) {
         v.key("group_members", member.getKey()).add("required", "member name must not be blank");

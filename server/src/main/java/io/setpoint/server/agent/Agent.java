@@ -13,7 +13,25 @@ import io.setpoint.server.service.TypeGrpcService;
 import io.setpoint.server.service.WatchStreamer;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.memory.MemoryBackend;
+import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.HttpStatus;
+import com.linecorp.armeria.common.MediaType;
+import io.grpc.ServerInterceptors;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.concurrent.atomic.AtomicBoolean;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.controller.manager.Manager;
+import io.setpoint.controller.time.Ticker;
+import io.setpoint.resource.CoreTypes;
+import io.setpoint.server.lifecycle.Cascade;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.util.UUID;
+import java.util.concurrent.Executors;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -23,8 +41,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running Setpoint server: the resource service (gRPC, with server reflection) on one port, over
- * a storage backend, with the types its builder registered.
+ * A running Setpoint server: on one port the resource service (gRPC, with server reflection),
+ * {@code /metrics} (Prometheus), {@code /healthz} and {@code /readyz}; over a storage backend, with
+ * the types its builder registered and a {@link Manager} running its controllers in-process.
  *
  * <pre>{@code
  * try (Agent agent = Agent.builder().port(0).types(DemoTypes::register).start()) {
@@ -37,14 +56,18 @@ public final class Agent implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Agent.class);
 
   private final Server server;
+  private final io.grpc.Server inProcess;
   private final Backend backend;
   private final Registry registry;
+  private final Manager manager;
   private final CountDownLatch stopped = new CountDownLatch(1);
 
-  private Agent(Server server, Backend backend, Registry registry) {
+  private Agent(Server server, io.grpc.Server inProcess, Backend backend, Registry registry, Manager manager) {
     this.server = server;
+    this.inProcess = inProcess;
     this.backend = backend;
     this.registry = registry;
+    this.manager = manager;
   }
 
   /** Starts configuring an agent. */
@@ -62,6 +85,11 @@ public final class Agent implements AutoCloseable {
     return registry;
   }
 
+  /** The manager running this agent's controllers (over an in-process channel). */
+  public Manager manager() {
+    return manager;
+  }
+
   /** Blocks until {@link #close()} has finished. */
   public void awaitTermination() throws InterruptedException {
     stopped.await();
@@ -77,8 +105,10 @@ public final class Agent implements AutoCloseable {
       if (stopped.getCount() == 0) {
         return;
       }
+      manager.close();
       backend.close();
       server.stop().join();
+      inProcess.shutdownNow();
       log.info("Setpoint agent stopped");
       stopped.countDown();
     }
@@ -89,8 +119,10 @@ public final class Agent implements AutoCloseable {
     private String host = "127.0.0.1";
     private int port = 8500;
     private Consumer<Registry> types = registry -> {};
+    private Consumer<Manager> controllers = manager -> {};
     private Backend backend;
     private Clock clock = Clock.systemUTC();
+    private Ticker ticker = Ticker.system();
     private ServiceLimits limits = ServiceLimits.DEFAULT;
     private int maxRequestBytes = 4 << 20;
 
@@ -117,6 +149,12 @@ public final class Agent implements AutoCloseable {
       return this;
     }
 
+    /** Registers the controllers the agent runs (besides its own, such as the cascade). */
+    public Builder controllers(Consumer<Manager> controllers) {
+      this.controllers = Objects.requireNonNull(controllers, "controllers");
+      return this;
+    }
+
     /** The storage backend (default: a new in-memory one). The agent closes it. */
     public Builder backend(Backend backend) {
       this.backend = Objects.requireNonNull(backend, "backend");
@@ -126,6 +164,12 @@ public final class Agent implements AutoCloseable {
     /** The clock that stamps statuses (default: the system clock). */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** The ticker of the controllers' delays, backoff and resync (a ManualTicker in tests). */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }
 
@@ -147,13 +191,16 @@ public final class Agent implements AutoCloseable {
     /** Starts serving; returns once the port is bound. */
     public Agent start() {
       Registry registry = new Registry();
+      CoreTypes.register(registry);
       types.accept(registry);
       Backend store = backend != null ? backend : new MemoryBackend();
       ResourceHandler handler = new ResourceHandler(registry, store, clock, limits);
+      ResourceGrpcService resources = new ResourceGrpcService(handler, new WatchStreamer());
+      TypeGrpcService typeService = new TypeGrpcService(registry);
       GrpcService grpc =
           GrpcService.builder()
-              .addService(new ResourceGrpcService(handler, new WatchStreamer()))
-              .addService(new TypeGrpcService(registry))
+              .addService(resources)
+              .addService(typeService)
               .addService(ProtoReflectionServiceV1.newInstance())
               .intercept(CallerAuthorizer.allowAll())
               // Binary protobuf only: JSON is the HTTP gateway's job, with the canonical mapping.
@@ -161,6 +208,8 @@ public final class Agent implements AutoCloseable {
               .useBlockingTaskExecutor(true)
               .maxRequestMessageLength(maxRequestBytes)
               .build();
+      PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      AtomicBoolean ready = new AtomicBoolean();
       Server server =
           Server.builder()
               .http(new InetSocketAddress(host, port))
@@ -170,6 +219,12 @@ public final class Agent implements AutoCloseable {
               .requestTimeout(Duration.ZERO)
               .gracefulShutdownTimeout(Duration.ZERO, Duration.ofSeconds(5))
               .service(grpc)
+              .service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,
+                  MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), meters.scrape()))
+              .service("/healthz", (ctx, req) -> HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ok\n"))
+              .service("/readyz", (ctx, req) -> ready.get()
+                  ? HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ready\n")
+                  : HttpResponse.of(HttpStatus.SERVICE_UNAVAILABLE, MediaType.PLAIN_TEXT_UTF_8, "starting\n"))
               .build();
       try {
         server.start().join();
@@ -177,10 +232,40 @@ public final class Agent implements AutoCloseable {
         store.close();
         throw new IllegalStateException("cannot listen on " + host + ":" + port + ": " + rootMessage(e), e);
       }
-      Agent agent = new Agent(server, store, registry);
+      String inProcessName = "setpoint-agent-" + UUID.randomUUID();
+      io.grpc.Server inProcess = startInProcess(inProcessName, resources, typeService);
+      Manager manager = Manager.builder()
+          .client(SetpointClient.over(InProcessChannelBuilder.forName(inProcessName).build(), "in-process"))
+          .clock(clock)
+          .ticker(ticker)
+          .meterRegistry(meters)
+          .build();
+      manager.register(Cascade.controller());
+      controllers.accept(manager);
+      Agent agent = new Agent(server, inProcess, store, registry, manager);
       log.info("Setpoint agent listening on {}:{} (gRPC)", host, agent.port());
+      manager.start();
+      ready.set(true);
       return agent;
     }
+
+    /**
+     * The same services on an in-process transport, for the agent's own controllers: no sockets,
+     * no serialization (gRPC hands the message objects across), an internal identity.
+     */
+    private static io.grpc.Server startInProcess(String name, ResourceGrpcService resources, TypeGrpcService types) {
+      try {
+        return InProcessServerBuilder.forName(name)
+            .executor(Executors.newVirtualThreadPerTaskExecutor())
+            .addService(ServerInterceptors.intercept(resources, CallerAuthorizer.allowAll()))
+            .addService(ServerInterceptors.intercept(types, CallerAuthorizer.allowAll()))
+            .build()
+            .start();
+      } catch (IOException e) {
+        throw new UncheckedIOException("an in-process server cannot fail to bind", e);
+      }
+    }
+
 
     private static String rootMessage(Throwable e) {
       Throwable root = e;

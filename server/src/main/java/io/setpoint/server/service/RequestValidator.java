@@ -3,6 +3,7 @@ package io.setpoint.server.service;
 import com.google.protobuf.Any;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
+import io.setpoint.api.Finalizers;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.Condition;
@@ -165,6 +166,12 @@ final class RequestValidator {
         v.key("", e.getKey()).add("metadata-key", "key must be at most 253 of [-A-Za-z0-9_./], starting and ending alphanumeric");
       } else if (e.getValue().length() > Rules.MAX_METADATA_VALUE) {
         v.key("", e.getKey()).add("max-length", "value must be at most " + Rules.MAX_METADATA_VALUE + " characters");
+      } else if (e.getKey().equals(Finalizers.KEY)) {
+        for (String finalizer : e.getValue().trim().split("\\s+")) {
+          if (!finalizer.isEmpty() && !Rules.METADATA_KEY.matcher(finalizer).matches()) {
+            v.key("", e.getKey()).add("finalizer", "\"" + finalizer + "\" must be a name like a metadata key");
+          }
+        }
       }
     }
   }

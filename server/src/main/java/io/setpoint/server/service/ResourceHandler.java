@@ -2,6 +2,7 @@ package io.setpoint.server.service;
 
 import com.github.f4b6a3.ulid.UlidFactory;
 import com.google.protobuf.Timestamp;
+import io.setpoint.api.Finalizers;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Statuses;
 import io.setpoint.api.v1.Condition;
@@ -24,7 +25,10 @@ import io.setpoint.api.v1.WriteRequest;
 import io.setpoint.api.v1.WriteResponse;
 import io.setpoint.api.v1.WriteStatusRequest;
 import io.setpoint.api.v1.WriteStatusResponse;
+import com.google.protobuf.Any;
+import io.setpoint.api.core.v1.Tombstone;
 import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.CoreTypes;
 import io.setpoint.resource.PermissionDeniedException;
 import io.setpoint.resource.Registration;
 import io.setpoint.resource.Registry;
@@ -98,10 +102,17 @@ public final class ResourceHandler {
       Resource existing = readForWrite(id);
       Resource next = existing == null ? create(input) : update(existing, input);
       if (next == existing) {
+        if (Finalizers.isMarkedForDeletion(existing) && Finalizers.of(existing).isEmpty()) {
+          remove(existing, existing.getVersion()); // a write that raced the last finalizer's removal
+        }
         return WriteResponse.newBuilder().setResource(existing).build();
       }
       try {
-        return WriteResponse.newBuilder().setResource(backend.writeCas(next)).build();
+        Resource stored = backend.writeCas(next);
+        if (Finalizers.isMarkedForDeletion(stored) && Finalizers.of(stored).isEmpty()) {
+          remove(stored, stored.getVersion());
+        }
+        return WriteResponse.newBuilder().setResource(stored).build();
       } catch (StorageException e) {
         if (!blind || (e.reason() != StorageException.Reason.CAS_FAILURE
             && e.reason() != StorageException.Reason.WRONG_UID)) {
@@ -122,6 +133,9 @@ public final class ResourceHandler {
     }
     if (input.getStatusCount() > 0) {
       throw ValidationException.of("resource.status", "write-status", "cannot be set by Write; use WriteStatus");
+    }
+    if (Finalizers.isMarkedForDeletion(input)) {
+      throw deletionTimestampIsServerOwned();
     }
     if (input.hasOwner()) {
       checkOwnerExists(input.getOwner());
@@ -155,9 +169,20 @@ public final class ResourceHandler {
     if (input.getStatusCount() > 0 && !input.getStatusMap().equals(existing.getStatusMap())) {
       throw ValidationException.of("resource.status", "write-status", "cannot be changed by Write; use WriteStatus");
     }
+    input = keepDeletionMark(existing, input);
     boolean sameData = input.getData().equals(existing.getData());
     if (sameData && input.getMetadataMap().equals(existing.getMetadataMap())) {
       return existing;
+    }
+    if (Finalizers.isMarkedForDeletion(existing)) {
+      if (!sameData) {
+        throw ValidationException.of("resource.data", "deleting",
+            "cannot change: the resource is being deleted and waits for its finalizers");
+      }
+      if (!Finalizers.of(existing).containsAll(Finalizers.of(input))) {
+        throw ValidationException.of("resource.metadata", "deleting",
+            "finalizers cannot be added to a resource that is being deleted");
+      }
     }
     return input.toBuilder()
         .setId(existing.getId())
@@ -286,9 +311,94 @@ public final class ResourceHandler {
     if (!req.getVersion().isEmpty() && !req.getVersion().equals(existing.getVersion())) {
       throw Errors.aborted("version " + req.getVersion() + " does not match the stored version " + existing.getVersion());
     }
-    backend.deleteCas(id.getUid().isEmpty() ? id.toBuilder().setUid(existing.getId().getUid()).build() : id,
-        req.getVersion());
+    if (!Finalizers.of(existing).isEmpty()) {
+      markForDeletion(existing, req.getVersion());
+    } else {
+      remove(existing, req.getVersion());
+    }
     return DeleteResponse.getDefaultInstance();
+  }
+
+  /** Deletes {@code existing}, leaving a tombstone first when it owns resources. */
+  private void remove(Resource existing, String version) {
+    if (!backend.listByOwner(existing.getId()).isEmpty()) {
+      tombstone(existing.getId());
+    }
+    backend.deleteCas(existing.getId(), version);
+  }
+
+  /**
+   * Marks a resource that still has finalizers: its controllers see {@code deletionTimestamp},
+   * clean up, and remove their finalizers; the last removal deletes it. Marking twice is a no-op.
+   */
+  private void markForDeletion(Resource existing, String version) {
+    Resource current = existing;
+    for (int attempt = 1; attempt <= BLIND_WRITE_ATTEMPTS; attempt++) {
+      if (Finalizers.isMarkedForDeletion(current)) {
+        return;
+      }
+      try {
+        backend.writeCas(current.toBuilder()
+            .putMetadata(Finalizers.DELETION_TIMESTAMP, java.time.format.DateTimeFormatter.ISO_INSTANT.format(clock.instant()))
+            .build());
+        return;
+      } catch (StorageException e) {
+        if (!version.isEmpty() || e.reason() != StorageException.Reason.CAS_FAILURE) {
+          throw e;
+        }
+      }
+      current = readForWrite(existing.getId());
+      if (current == null || !current.getId().getUid().equals(existing.getId().getUid())) {
+        return;
+      }
+    }
+    throw Errors.aborted("marking " + Ids.format(existing.getId()) + " for deletion lost "
+        + BLIND_WRITE_ATTEMPTS + " races; retry");
+  }
+
+  /**
+   * The deletion mark belongs to the server: a write may leave it out (it is kept) or repeat it,
+   * but not set or change it.
+   */
+  private static Resource keepDeletionMark(Resource existing, Resource input) {
+    String stored = existing.getMetadataMap().get(Finalizers.DELETION_TIMESTAMP);
+    String given = input.getMetadataMap().get(Finalizers.DELETION_TIMESTAMP);
+    if (given != null && !given.equals(stored)) {
+      throw deletionTimestampIsServerOwned();
+    }
+    return stored != null && given == null
+        ? input.toBuilder().putMetadata(Finalizers.DELETION_TIMESTAMP, stored).build()
+        : input;
+  }
+
+  private static ValidationException deletionTimestampIsServerOwned() {
+    return ValidationException.of("resource.metadata", "reserved",
+        "deletionTimestamp is set by Delete on a resource with finalizers, not by Write");
+  }
+
+  /**
+   * Records, before an owner is deleted, that its owned resources must follow. The tombstone is
+   * stored like any resource, so a crash mid-cascade leaves it behind and the cascade controller
+   * finishes the work after a restart; if the owner's delete then fails, the controller sees the
+   * owner still there and drops the tombstone.
+   */
+  private void tombstone(ID owner) {
+    Resource tombstone = Resource.newBuilder()
+        .setId(ID.newBuilder()
+            .setType(CoreTypes.TOMBSTONE)
+            .setName(owner.getUid().toLowerCase(java.util.Locale.ROOT))
+            .setUid(ulids.create().toString()))
+        .setGeneration(ulids.create().toString())
+        .setData(Any.pack(Tombstone.newBuilder().setOwner(owner).build()))
+        .build();
+    try {
+      backend.writeCas(tombstone);
+    } catch (StorageException e) {
+      if (e.reason() != StorageException.Reason.CAS_FAILURE) {
+        throw e;
+      }
+      // A tombstone for this owner exists already: an earlier delete of it got this far.
+    }
   }
 
   /**

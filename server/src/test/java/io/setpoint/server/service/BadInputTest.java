@@ -199,6 +199,8 @@ class BadInputTest {
         new Case("metadata value too long", write(artist("x").toBuilder().putMetadata("k", repeat('v', 4097)).build()), Code.INVALID_ARGUMENT, "resource.metadata"),
         new Case("too many metadata entries", write(artist("x").toBuilder().putAllMetadata(
             IntStream.range(0, 65).boxed().collect(java.util.stream.Collectors.toMap(i -> "k" + i, i -> "v"))).build()), Code.INVALID_ARGUMENT, "resource.metadata"),
+        new Case("deletionTimestamp set by a client", write(artist("x").toBuilder().putMetadata("deletionTimestamp", "2026-01-01T00:00:00Z").build()), Code.INVALID_ARGUMENT, "resource.metadata"),
+        new Case("finalizer that is no name", write(artist("x").toBuilder().putMetadata("finalizers", "ok.example/a -bad-").build()), Code.INVALID_ARGUMENT, "resource.metadata"),
         new Case("version that is not a number", write(artist("x").toBuilder().setVersion("abc").build()), Code.INVALID_ARGUMENT, "resource.version"),
         // ---- Write: owner ----
         new Case("owner without uid", write(artist("x").toBuilder().setOwner(Ids.of(DemoTypes.RECORD_LABEL, "label")).build()), Code.INVALID_ARGUMENT, "resource.owner.uid"),

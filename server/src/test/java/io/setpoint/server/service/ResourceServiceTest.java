@@ -10,6 +10,7 @@ import io.grpc.reflection.v1.ServerReflectionGrpc;
 import io.grpc.reflection.v1.ServerReflectionRequest;
 import io.grpc.reflection.v1.ServerReflectionResponse;
 import io.grpc.stub.StreamObserver;
+import io.setpoint.api.Finalizers;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.v1.Condition;
@@ -296,6 +297,41 @@ class ResourceServiceTest {
     assertThat(response).isNotNull();
     assertThat(response.getListServicesResponse().getServiceList()).extracting(s -> s.getName())
         .contains("setpoint.resource.v1.ResourceService", "setpoint.resource.v1.TypeService");
+  }
+
+  @Test
+  void deleteOnlyMarksAResourceWithFinalizersAndTheLastRemovalDeletesIt() {
+    Resource created = live.write(Resource.newBuilder().setId(LiveAgent.id(DemoTypes.ARTIST, "miles"))
+        .putMetadata(Finalizers.KEY, "a.example/cleanup b.example/audit")
+        .setData(Any.pack(artist("Miles"))).build());
+    DeleteRequest delete = DeleteRequest.newBuilder().setId(created.getId()).build();
+
+    live.stub().delete(delete);
+    Resource marked = read("miles");
+    assertThat(Finalizers.isMarkedForDeletion(marked)).isTrue();
+    assertThat(marked.getGeneration()).isEqualTo(created.getGeneration());
+    live.stub().delete(delete);
+    assertThat(read("miles").getVersion()).as("marking twice is a no-op").isEqualTo(marked.getVersion());
+
+    // While marked: no data changes, no new finalizers; the mark itself is kept when left out.
+    assertThatThrownBy(() -> live.write(marked.toBuilder().setData(Any.pack(artist("Changed"))).build()))
+        .satisfies(e -> assertThat(Status.fromThrowable(e).getDescription()).contains("resource.data"));
+    assertThatThrownBy(() -> live.write(Finalizers.add(marked, "c.example/late")))
+        .satisfies(e -> assertThat(Status.fromThrowable(e).getDescription()).contains("finalizers cannot be added"));
+    Resource withoutMark = Finalizers.remove(marked, "a.example/cleanup").toBuilder()
+        .removeMetadata(Finalizers.DELETION_TIMESTAMP).build();
+    Resource oneLeft = live.write(withoutMark);
+    assertThat(Finalizers.isMarkedForDeletion(oneLeft)).isTrue();
+    assertThat(Finalizers.of(oneLeft)).containsExactly("b.example/audit");
+
+    live.write(Finalizers.remove(oneLeft, "b.example/audit"));
+
+    assertThatThrownBy(() -> read("miles"))
+        .satisfies(e -> assertThat(Status.fromThrowable(e).getCode()).isEqualTo(Status.Code.NOT_FOUND));
+  }
+
+  private Resource read(String name) {
+    return live.stub().read(ReadRequest.newBuilder().setId(LiveAgent.id(DemoTypes.ARTIST, name)).build()).getResource();
   }
 
   @Test

@@ -54,8 +54,9 @@ public final class ResourceIndex {
 
   /** Applies a CAS write; see {@link io.setpoint.storage.Backend#writeCas}. */
   public Entry write(Resource resource) {
-    String key = StoreKeys.of(resource.getId());
-    Entry head = entries.get(key);
+    Entry head = entries.get(StoreKeys.of(resource.getId()));
+    // History holds one entry per revision: let them all share the key string already stored.
+    String key = head != null ? head.key : StoreKeys.of(resource.getId());
     Resource live = head == null || head.deleted ? null : head.resource;
     if (live != null && !live.getId().getUid().equals(resource.getId().getUid())) {
       throw new StorageException(
@@ -70,7 +71,7 @@ public final class ResourceIndex {
               : "version " + resource.getVersion() + " does not match the stored version " + live.getVersion());
     }
     long next = revision + 1;
-    Resource stored = resource.toBuilder().setVersion(Long.toString(next)).build();
+    Resource stored = withVersion(resource, Long.toString(next));
     Entry entry = new Entry(key, next, stored, false, head);
     entries.put(key, entry);
     if (live == null) {
@@ -130,6 +131,31 @@ public final class ResourceIndex {
       }
     }
     return out;
+  }
+
+  /**
+   * {@code resource} with {@code version}. Built field by field because {@code toBuilder()} copies
+   * every map field, empty or not, on the hottest path of the store; a test checks that every
+   * field of {@link Resource} survives.
+   */
+  static Resource withVersion(Resource resource, String version) {
+    Resource.Builder out = Resource.newBuilder()
+        .setId(resource.getId())
+        .setVersion(version)
+        .setGeneration(resource.getGeneration());
+    if (resource.hasOwner()) {
+      out.setOwner(resource.getOwner());
+    }
+    if (resource.getMetadataCount() > 0) {
+      out.putAllMetadata(resource.getMetadataMap());
+    }
+    if (resource.getStatusCount() > 0) {
+      out.putAllStatus(resource.getStatusMap());
+    }
+    if (resource.hasData()) {
+      out.setData(resource.getData());
+    }
+    return out.build();
   }
 
   private void commit(Entry entry) {

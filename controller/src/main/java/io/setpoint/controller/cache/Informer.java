@@ -1,0 +1,174 @@
+package io.setpoint.controller.cache;
+
+import io.grpc.Status;
+import io.setpoint.api.Tenancies;
+import io.setpoint.api.Types;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.Scope;
+import io.setpoint.api.v1.Type;
+import io.setpoint.api.v1.WatchEvent;
+import io.setpoint.api.v1.WatchListRequest;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.client.SetpointException;
+import io.setpoint.client.Watch;
+import io.setpoint.controller.predicate.ResourceEvent;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps one type's {@link TypeStore} in step with the server through a single watch: fills it from
+ * the snapshot, applies every change, and only then hands the change to listeners. When the watch
+ * breaks it resumes from its last revision; when that revision is gone it lists afresh and turns
+ * the difference into events, so listeners never miss a delete.
+ */
+final class Informer {
+  private static final Logger log = LoggerFactory.getLogger(Informer.class);
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
+
+  private final SetpointClient client;
+  private final Type type;
+  private final Scope scope;
+  private final TypeStore store;
+  private final Consumer<ResourceEvent> listener;
+  private final CountDownLatch primed = new CountDownLatch(1);
+  private volatile boolean closed;
+  private volatile Watch current;
+  private Thread thread;
+  private long revision;
+
+  Informer(SetpointClient client, Type type, Scope scope, TypeStore store, Consumer<ResourceEvent> listener) {
+    this.client = client;
+    this.type = type;
+    this.scope = scope;
+    this.store = store;
+    this.listener = listener;
+  }
+
+  void start() {
+    thread = Thread.ofVirtual().name("setpoint-informer-" + Types.format(type)).start(this::run);
+  }
+
+  /** Waits until the first snapshot is in the store. */
+  boolean awaitPrimed(Duration timeout) throws InterruptedException {
+    return primed.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  boolean isPrimed() {
+    return primed.getCount() == 0;
+  }
+
+  void close() {
+    closed = true;
+    Watch watch = current;
+    if (watch != null) {
+      watch.close();
+    }
+    if (thread != null) {
+      thread.interrupt();
+    }
+  }
+
+  private void run() {
+    Duration backoff = Duration.ofMillis(50);
+    boolean relist = true;
+    while (!closed) {
+      try {
+        follow(relist);
+        return;
+      } catch (SetpointException e) {
+        if (closed) {
+          return;
+        }
+        relist = e.code() == Status.Code.OUT_OF_RANGE || revision == 0;
+        log.warn("watch of {} broke ({}); {} in {} ms", Types.format(type), e.getMessage(),
+            relist ? "listing afresh" : "resuming after revision " + revision, backoff.toMillis());
+      } catch (RuntimeException e) {
+        if (closed) {
+          return;
+        }
+        relist = true;
+        log.error("watch of {} failed; listing afresh in {} ms", Types.format(type), backoff.toMillis(), e);
+      }
+      try {
+        Thread.sleep(backoff);
+      } catch (InterruptedException e) {
+        return;
+      }
+      backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+    }
+  }
+
+  /** Follows one watch until it ends; a fresh listing first reconciles the store with it. */
+  private void follow(boolean relist) {
+    WatchListRequest.Builder request = WatchListRequest.newBuilder()
+        .setType(type)
+        .setTenancy(Tenancies.wildcard(scope));
+    if (!relist) {
+      request.setSinceRevision(revision);
+    }
+    try (Watch watch = client.watch(request.build())) {
+      current = watch;
+      if (closed) {
+        return;
+      }
+      Set<String> seen = relist ? new HashSet<>() : null;
+      while (watch.hasNext()) {
+        WatchEvent event = watch.next();
+        switch (event.getEventCase()) {
+          case UPSERT -> {
+            Resource resource = event.getUpsert().getResource();
+            if (seen != null) {
+              seen.add(Keys.of(resource.getId()));
+            }
+            upsert(resource, event.getRevision(), seen != null && !isPrimed());
+          }
+          case DELETE -> delete(event.getDelete().getResource(), event.getRevision());
+          case END_OF_SNAPSHOT -> {
+            if (seen != null) {
+              dropMissing(seen, event.getRevision());
+              seen = null;
+            }
+            revision = Math.max(revision, event.getRevision());
+            primed.countDown();
+          }
+          default -> log.warn("ignoring an unknown watch event for {}", Types.format(type));
+        }
+      }
+    } finally {
+      current = null;
+    }
+  }
+
+  private void upsert(Resource resource, long eventRevision, boolean initialSnapshot) {
+    Resource previous = store.put(resource);
+    revision = Math.max(revision, eventRevision);
+    // The first snapshot is reconciled wholesale at startup; later snapshots only report changes.
+    if (!initialSnapshot && (previous == null || !previous.getVersion().equals(resource.getVersion()))) {
+      listener.accept(new ResourceEvent(ResourceEvent.Kind.UPSERT, previous, resource, eventRevision));
+    }
+  }
+
+  private void delete(Resource resource, long eventRevision) {
+    Resource previous = store.remove(Keys.of(resource.getId()));
+    revision = Math.max(revision, eventRevision);
+    listener.accept(new ResourceEvent(ResourceEvent.Kind.DELETE, previous, resource, eventRevision));
+  }
+
+  /** After a fresh listing: everything cached but not listed was deleted meanwhile. */
+  private void dropMissing(Set<String> listed, long snapshotRevision) {
+    for (String key : Set.copyOf(store.keys())) {
+      if (!listed.contains(key)) {
+        Resource gone = store.remove(key);
+        if (gone != null) {
+          listener.accept(new ResourceEvent(ResourceEvent.Kind.DELETE, gone, gone, snapshotRevision));
+        }
+      }
+    }
+  }
+}

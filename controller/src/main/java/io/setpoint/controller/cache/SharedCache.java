@@ -1,0 +1,195 @@
+package io.setpoint.controller.cache;
+
+import com.google.protobuf.Message;
+import io.setpoint.api.Types;
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.Scope;
+import io.setpoint.api.v1.Type;
+import io.setpoint.api.v1.TypeInfo;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.controller.predicate.ResourceEvent;
+import io.setpoint.resource.Decoded;
+import io.setpoint.resource.Hooks;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * The cache a manager's controllers share: one {@link TypeStore} and one watch per type, however
+ * many controllers watch it. Listeners of a type are called on that type's watch thread, after the
+ * store applied the change.
+ */
+public final class SharedCache implements Cache, AutoCloseable {
+  private final SetpointClient client;
+  private final Map<Type, Scope> scopes = new ConcurrentHashMap<>();
+  private final Map<Type, TypeStore> stores = new ConcurrentHashMap<>();
+  private final Map<Type, Informer> informers = new ConcurrentHashMap<>();
+  private final Map<Type, List<Consumer<ResourceEvent>>> listeners = new ConcurrentHashMap<>();
+  private final Map<String, Query> queries = new ConcurrentHashMap<>();
+
+  public SharedCache(SetpointClient client) {
+    this.client = client;
+  }
+
+  /** Starts watching {@code type} (once; later calls do nothing). */
+  public void watch(Type type) {
+    informers.computeIfAbsent(type, t -> {
+      Informer informer = new Informer(client, t, scope(t), store(t), event -> dispatch(t, event));
+      informer.start();
+      return informer;
+    });
+  }
+
+  /** Adds {@code index} to {@code type} (filled from what is cached). */
+  public void addIndex(Type type, Index index) {
+    store(type).addIndex(index);
+  }
+
+  /** Calls {@code listener} with every change of {@code type} applied after this call. */
+  public void addListener(Type type, Consumer<ResourceEvent> listener) {
+    listeners.computeIfAbsent(type, t -> new CopyOnWriteArrayList<>()).add(listener);
+  }
+
+  /** Removes a listener added with {@link #addListener}. */
+  public void removeListener(Type type, Consumer<ResourceEvent> listener) {
+    List<Consumer<ResourceEvent>> list = listeners.get(type);
+    if (list != null) {
+      list.remove(listener);
+    }
+  }
+
+  /**
+   * Registers a named query.
+   *
+   * @throws IllegalArgumentException when another query already has that name
+   */
+  public void addQuery(String name, Query query) {
+    if (queries.putIfAbsent(name, query) != null && queries.get(name) != query) {
+      throw new IllegalArgumentException("a query named \"" + name + "\" is already registered");
+    }
+  }
+
+  /** Waits until every type of {@code types} is primed; false on timeout. */
+  public boolean awaitPrimed(Collection<Type> types, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (Type type : types) {
+      watch(type);
+      Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+      if (!informers.get(type).awaitPrimed(left)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** How many resources of {@code type} are cached. */
+  public int size(Type type) {
+    TypeStore store = stores.get(type);
+    return store == null ? 0 : store.size();
+  }
+
+  @Override
+  public Optional<Resource> get(ID id) {
+    TypeStore store = stores.get(id.getType());
+    Resource r = store == null ? null : store.get(Keys.of(id));
+    if (r == null || !r.getId().getType().equals(id.getType())
+        || (!id.getUid().isEmpty() && !id.getUid().equals(r.getId().getUid()))) {
+      return Optional.empty();
+    }
+    return Optional.of(r);
+  }
+
+  @Override
+  public List<Resource> list(Type type) {
+    TypeStore store = stores.get(type);
+    return store == null ? List.of() : store.all();
+  }
+
+  @Override
+  public List<Resource> listByIndex(Type type, String index, String key) {
+    return watched(type).byIndex(index, key);
+  }
+
+  @Override
+  public Optional<Resource> getByIndex(Type type, String index, String key) {
+    List<Resource> found = listByIndex(type, index, key);
+    return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
+  }
+
+  @Override
+  public List<Resource> parents(Type type, String index, String key) {
+    return watched(type).parents(index, key);
+  }
+
+  @Override
+  public List<Resource> query(String name, Object... args) {
+    Query query = queries.get(name);
+    if (query == null) {
+      throw new IllegalArgumentException("no query named \"" + name + "\"; declare it with Controller.Builder.query");
+    }
+    return query.run(this, args);
+  }
+
+  @Override
+  public <T extends Message> List<Decoded<T>> listDecoded(Type type, Class<T> data) {
+    List<Resource> resources = list(type);
+    List<Decoded<T>> out = new ArrayList<>(resources.size());
+    for (Resource r : resources) {
+      out.add(Hooks.decode(r, data));
+    }
+    return out;
+  }
+
+  @Override
+  public <T extends Message> Optional<Decoded<T>> getDecoded(ID id, Class<T> data) {
+    return get(id).map(r -> Hooks.decode(r, data));
+  }
+
+  @Override
+  public void close() {
+    informers.values().forEach(Informer::close);
+    informers.clear();
+  }
+
+  private void dispatch(Type type, ResourceEvent event) {
+    List<Consumer<ResourceEvent>> list = listeners.get(type);
+    if (list != null) {
+      for (Consumer<ResourceEvent> listener : list) {
+        listener.accept(event);
+      }
+    }
+  }
+
+  private TypeStore watched(Type type) {
+    TypeStore store = stores.get(type);
+    if (store == null) {
+      throw new IllegalArgumentException(Types.format(type) + " is not watched by any controller");
+    }
+    return store;
+  }
+
+  private TypeStore store(Type type) {
+    return stores.computeIfAbsent(type, t -> new TypeStore());
+  }
+
+  private Scope scope(Type type) {
+    Scope scope = scopes.get(type);
+    if (scope == null) {
+      for (TypeInfo info : client.types().getTypesList()) {
+        scopes.putIfAbsent(info.getType(), info.getScope());
+      }
+      scope = scopes.get(type);
+    }
+    if (scope == null) {
+      throw new IllegalArgumentException(Types.format(type) + " is not a type the server knows");
+    }
+    return scope;
+  }
+}

@@ -1,0 +1,208 @@
+package io.setpoint.controller.manager;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.controller.Controller;
+import io.setpoint.controller.Placement;
+import io.setpoint.controller.Request;
+import io.setpoint.controller.Result;
+import io.setpoint.controller.cache.SharedCache;
+import io.setpoint.controller.time.Ticker;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs controllers against one server: one shared cache, one supervisor per controller. SINGLETON
+ * controllers run only while {@link Leadership} says this process leads; EACH_SERVER ones always.
+ * The same code runs inside the agent (over an in-process channel) and in a separate JVM (over
+ * gRPC): only the {@link SetpointClient} differs.
+ *
+ * <pre>{@code
+ * try (Manager manager = Manager.builder().client(SetpointClient.connect("localhost:8500")).build()) {
+ *   manager.register(artistController);
+ *   manager.start();
+ *   ...
+ * }
+ * }</pre>
+ */
+public final class Manager implements AutoCloseable {
+  private final SetpointClient client;
+  private final SharedCache cache;
+  private final MeterRegistry meters;
+  private final Leadership leadership;
+  private final Clock clock;
+  private final Ticker ticker;
+  private final Duration drain;
+  private final Map<String, Supervised> controllers = new ConcurrentHashMap<>();
+  private volatile boolean started;
+  private volatile boolean closed;
+
+  private record Supervised(Controller controller, Supervisor supervisor) {}
+
+  private Manager(Builder b) {
+    this.client = b.client;
+    this.cache = new SharedCache(b.client);
+    this.meters = b.meters;
+    this.leadership = b.leadership;
+    this.clock = b.clock;
+    this.ticker = b.ticker;
+    this.drain = b.drain;
+    leadership.onChange(this::placeAll);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Adds a controller; it starts with the manager (or at once, if the manager already runs).
+   *
+   * @throws IllegalArgumentException when a controller of that name is registered already
+   */
+  public Manager register(Controller controller) {
+    Supervisor supervisor = new Supervisor(controller.name(), () -> runner(controller), drain);
+    if (controllers.putIfAbsent(controller.name(), new Supervised(controller, supervisor)) != null) {
+      throw new IllegalArgumentException("a controller named " + controller.name() + " is already registered");
+    }
+    if (started) {
+      place(controllers.get(controller.name()));
+    }
+    return this;
+  }
+
+  /** Starts every registered controller that should run here. Returns at once. */
+  public void start() {
+    started = true;
+    placeAll();
+  }
+
+  /** The cache the controllers share. */
+  public SharedCache cache() {
+    return cache;
+  }
+
+  /** The name, running state and queue depth of each registered controller. */
+  public List<ControllerState> controllers() {
+    List<ControllerState> out = new ArrayList<>();
+    for (Supervised s : controllers.values()) {
+      ControllerRunner runner = s.supervisor().running();
+      out.add(new ControllerState(s.controller().name(), s.controller().managedType(),
+          s.controller().placement(), runner != null, runner == null ? 0 : runner.queueDepth()));
+    }
+    out.sort(java.util.Comparator.comparing(ControllerState::name));
+    return out;
+  }
+
+  /**
+   * Runs {@code controller}'s reconciler once for {@code request}, here and now, with the same
+   * runtime (primed cache, client, events) a running controller gets, but no queue: the unit tier
+   * of controller tests. The controller need not be registered.
+   */
+  public Result reconcileOnce(Controller controller, Request request) throws Exception {
+    for (Controller.TypeIndex index : controller.indexes()) {
+      cache.addIndex(index.type(), index.index());
+    }
+    controller.queries().forEach(cache::addQuery);
+    if (!cache.awaitPrimed(controller.cachedTypes(), Duration.ofMinutes(1))) {
+      throw new IllegalStateException("the cache of " + controller.name() + " was not primed within a minute");
+    }
+    ControllerRuntime runtime = runtime(controller);
+    return controller.reconciler().reconcile(ReconcileOnce.context(controller.name()), runtime, request);
+  }
+
+  /** Stops every controller (draining in-flight reconciles) and the cache. */
+  @Override
+  public void close() {
+    closed = true;
+    controllers.values().parallelStream().forEach(s -> s.supervisor().ensureStopped());
+    cache.close();
+  }
+
+  private void placeAll() {
+    if (started && !closed) {
+      controllers.values().forEach(this::place);
+    }
+  }
+
+  private void place(Supervised s) {
+    boolean runHere = s.controller().placement() == Placement.EACH_SERVER || leadership.isLeader();
+    if (runHere) {
+      s.supervisor().ensureRunning();
+    } else {
+      s.supervisor().ensureStopped();
+    }
+  }
+
+  private ControllerRunner runner(Controller controller) {
+    return new ControllerRunner(controller, cache, runtime(controller),
+        new ControllerMetrics(meters, controller.name()), ticker);
+  }
+
+  private ControllerRuntime runtime(Controller controller) {
+    return new ControllerRuntime(client, cache,
+        LoggerFactory.getLogger("io.setpoint.controller." + controller.name()),
+        new ResourceEventRecorder(client, controller.name(), clock), clock);
+  }
+
+  /** Configures a {@link Manager}. */
+  public static final class Builder {
+    private SetpointClient client;
+    private MeterRegistry meters = new SimpleMeterRegistry();
+    private Leadership leadership = Leadership.always();
+    private Clock clock = Clock.systemUTC();
+    private Ticker ticker = Ticker.system();
+    private Duration drain = Duration.ofSeconds(30);
+
+    private Builder() {}
+
+    /** The server connection (required); in-process in the agent, gRPC elsewhere. */
+    public Builder client(SetpointClient client) {
+      this.client = Objects.requireNonNull(client, "client");
+      return this;
+    }
+
+    /** Where the controller and work-queue meters go (default: a private registry). */
+    public Builder meterRegistry(MeterRegistry meters) {
+      this.meters = Objects.requireNonNull(meters, "meters");
+      return this;
+    }
+
+    /** When SINGLETON controllers may run (default: always). */
+    public Builder leadership(Leadership leadership) {
+      this.leadership = Objects.requireNonNull(leadership, "leadership");
+      return this;
+    }
+
+    /** The wall clock reconcilers see (default: system UTC). */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** The ticker of delays, backoff and resync (a ManualTicker in tests). */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /** How long stopping waits for in-flight reconciles (default 30 s). */
+    public Builder drainTimeout(Duration drain) {
+      this.drain = Objects.requireNonNull(drain, "drain");
+      return this;
+    }
+
+    public Manager build() {
+      if (client == null) {
+        throw new IllegalStateException("a Manager needs a client");
+      }
+      return new Manager(this);
+    }
+  }
+}

@@ -1,0 +1,102 @@
+package io.setpoint.controller.manager;
+
+import java.time.Duration;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps one controller running while it should run: starts it, restarts it with backoff when it
+ * fails to start (0.5 s doubling to 1 min; a run that lasted past the 2 s flap threshold resets
+ * the backoff), and stops it. A failing controller never takes the process down.
+ */
+final class Supervisor {
+  private static final Logger log = LoggerFactory.getLogger(Supervisor.class);
+  private static final Duration MIN_BACKOFF = Duration.ofMillis(500);
+  private static final Duration MAX_BACKOFF = Duration.ofMinutes(1);
+  private static final Duration FLAP_THRESHOLD = Duration.ofSeconds(2);
+
+  private final String name;
+  private final Supplier<ControllerRunner> factory;
+  private final Duration drain;
+  private ControllerRunner running;
+  private Thread starter;
+  private boolean wanted;
+
+  Supervisor(String name, Supplier<ControllerRunner> factory, Duration drain) {
+    this.name = name;
+    this.factory = factory;
+    this.drain = drain;
+  }
+
+  synchronized ControllerRunner running() {
+    return running;
+  }
+
+  /** Makes sure the controller runs (starting it in the background, retrying until it does). */
+  synchronized void ensureRunning() {
+    if (wanted) {
+      return;
+    }
+    wanted = true;
+    starter = Thread.ofVirtual().name("setpoint-supervisor-" + name).start(this::startWithRetries);
+  }
+
+  /** Stops the controller, draining in-flight reconciles. */
+  void ensureStopped() {
+    ControllerRunner toStop;
+    Thread toJoin;
+    synchronized (this) {
+      wanted = false;
+      toStop = running;
+      running = null;
+      toJoin = starter;
+      starter = null;
+    }
+    if (toJoin != null) {
+      toJoin.interrupt();
+    }
+    if (toStop != null) {
+      toStop.stop(drain);
+    }
+  }
+
+  private void startWithRetries() {
+    Duration backoff = MIN_BACKOFF;
+    while (true) {
+      synchronized (this) {
+        if (!wanted) {
+          return;
+        }
+      }
+      ControllerRunner runner = factory.get();
+      long began = System.nanoTime();
+      try {
+        runner.start();
+        synchronized (this) {
+          if (wanted) {
+            running = runner;
+            return;
+          }
+        }
+        runner.stop(drain);
+        return;
+      } catch (InterruptedException e) {
+        runner.stop(Duration.ZERO);
+        return;
+      } catch (Exception | LinkageError e) {
+        runner.stop(Duration.ZERO);
+        if (Duration.ofNanos(System.nanoTime() - began).compareTo(FLAP_THRESHOLD) > 0) {
+          backoff = MIN_BACKOFF;
+        }
+        log.error("controller {} failed to start; retrying in {} ms", name, backoff.toMillis(), e);
+      }
+      try {
+        Thread.sleep(backoff);
+      } catch (InterruptedException e) {
+        return;
+      }
+      backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package io.setpoint.controller.time;
+
+/**
+ * A monotonic clock that reads nanoseconds, like {@link System#nanoTime()}: only differences
+ * between two readings mean anything, and they never go backwards.
+ *
+ * <p>The runtime reads time only through a ticker so that tests can replace it with a {@link
+ * ManualTicker} and check backoff, delays and resyncs without waiting. Code that blocks until a
+ * point in ticker time (such as {@code WorkQueue.take()}) registers with {@link #onAdvance} so that
+ * it wakes up when a manual ticker jumps.
+ */
+public interface Ticker {
+
+  /** The current time in nanoseconds, from an arbitrary origin (may be negative). */
+  long read();
+
+  /** The ticker backed by {@link System#nanoTime()}. */
+  static Ticker system() {
+    return SystemTicker.INSTANCE;
+  }
+
+  /**
+   * True when time moves only by explicit jumps (which call the {@link #onAdvance} listeners), so
+   * a waiter should not sleep for a span of real time but wait for the next jump; false when time
+   * flows on its own, as with {@link #system()}.
+   */
+  default boolean isManual() {
+    return false;
+  }
+
+  /**
+   * Calls {@code listener} after each jump of this ticker's time, on the thread that made the jump,
+   * until the returned registration is closed. Listeners must be quick and must not throw. The
+   * system ticker never jumps; it ignores the listener and returns {@link Registration#NONE}.
+   */
+  default Registration onAdvance(Runnable listener) {
+    return Registration.NONE;
+  }
+
+  /** Ends a listener registration made with {@link #onAdvance}; closing twice is harmless. */
+  @FunctionalInterface
+  interface Registration extends AutoCloseable {
+    /** A registration with nothing to end. */
+    Registration NONE = () -> {};
+
+    @Override
+    void close();
+  }
+}

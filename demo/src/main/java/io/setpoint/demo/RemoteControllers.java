@@ -1,0 +1,32 @@
+package io.setpoint.demo;
+
+import io.setpoint.client.SetpointClient;
+import io.setpoint.controller.manager.Manager;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Runs the demo controllers in their own JVM against a remote agent, over gRPC: the same
+ * controllers the agent runs in-process with {@code -dev}.
+ *
+ * <pre>
+ * java -cp ... io.setpoint.demo.RemoteControllers localhost:8500
+ * </pre>
+ */
+public final class RemoteControllers {
+  private RemoteControllers() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    String address = args.length > 0 ? args[0] : "localhost:8500";
+    CountDownLatch stopped = new CountDownLatch(1);
+    SetpointClient client = SetpointClient.connect(address);
+    Manager manager = Manager.builder().client(client).build();
+    DemoControllers.register(manager);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      manager.close();
+      client.close();
+      stopped.countDown();
+    }, "setpoint-remote-controllers-shutdown"));
+    manager.start();
+    stopped.await();
+  }
+}

@@ -1,0 +1,70 @@
+package io.setpoint.server.lifecycle;
+
+import io.grpc.Status;
+import io.setpoint.api.Ids;
+import io.setpoint.api.core.v1.Tombstone;
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.client.SetpointException;
+import io.setpoint.controller.Controller;
+import io.setpoint.controller.Result;
+import io.setpoint.resource.CoreTypes;
+import io.setpoint.resource.Hooks;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The controller that finishes cascading deletes: for each {@code core.v1.Tombstone} it deletes
+ * every resource the deleted owner owned (each of which leaves its own tombstone when it owns
+ * more, so the cascade recurses), then the tombstone. Because the tombstone is stored before the
+ * owner is deleted, a crash anywhere in between is resumed when the controller starts again.
+ */
+public final class Cascade {
+  /** The controller's name. */
+  public static final String NAME = "setpoint-cascade";
+
+  private Cascade() {}
+
+  /** The cascade controller; runs where the store's leader is. */
+  public static Controller controller() {
+    return Controller.forType(CoreTypes.TOMBSTONE)
+        .named(NAME)
+        .concurrency(2)
+        .reconciler((ctx, rt, req) -> {
+          SetpointClient client = rt.client();
+          Optional<Resource> tombstone = read(client, req.id());
+          if (tombstone.isEmpty()) {
+            return Result.done();
+          }
+          ID owner = Hooks.decode(tombstone.get(), Tombstone.class).data().getOwner();
+          Optional<Resource> stillThere = read(client, Ids.withoutUid(owner));
+          if (stillThere.isPresent() && stillThere.get().getId().getUid().equals(owner.getUid())) {
+            // The owner's delete never happened (it failed after the tombstone was written).
+            client.delete(tombstone.get().getId());
+            return Result.done();
+          }
+          List<Resource> children = client.listByOwner(owner);
+          for (Resource child : children) {
+            client.delete(child.getId());
+          }
+          if (!client.listByOwner(owner).isEmpty()) {
+            return Result.requeueNow();
+          }
+          client.delete(tombstone.get().getId());
+          rt.logger().debug("cascade of {} done: {} owned resources deleted", Ids.format(owner), children.size());
+          return Result.done();
+        });
+  }
+
+  private static Optional<Resource> read(SetpointClient client, ID id) {
+    try {
+      return Optional.of(client.readConsistent(id));
+    } catch (SetpointException e) {
+      if (e.code() == Status.Code.NOT_FOUND) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+}

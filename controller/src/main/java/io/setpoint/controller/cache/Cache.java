@@ -28,8 +28,9 @@ public interface Cache {
   Optional<Resource> getByIndex(Type type, String index, String key);
 
   /**
-   * The resources of {@code type} whose index {@code index} holds a prefix of {@code key} (for
-   * hierarchical keys: the parents of {@code key}).
+   * The resources of {@code type} whose index {@code index} holds {@code key} or one of its
+   * ancestors: for {@code a/b/c}, the keys {@code a/b/c}, {@code a/b} and {@code a}. Each resource
+   * once, nearest first.
    */
   List<Resource> parents(Type type, String index, String key);
 

@@ -76,13 +76,19 @@ final class TypeStore {
     return table(index).lookup(value, byKey);
   }
 
+  /**
+   * The resources whose index holds {@code value} or one of its ancestors: its prefixes that end
+   * where a {@code /}-separated segment ends. Each resource once, nearest ancestor first.
+   */
   List<Resource> parents(String index, String value) {
     IndexTable table = table(index);
-    List<Resource> out = new ArrayList<>();
-    for (int end = value.length(); end > 0; end--) {
-      out.addAll(table.lookup(value.substring(0, end), byKey));
+    Map<String, Resource> out = new java.util.LinkedHashMap<>();
+    for (int end = value.length(); end > 0; end = value.lastIndexOf('/', end - 1)) {
+      for (Resource r : table.lookup(value.substring(0, end), byKey)) {
+        out.putIfAbsent(Keys.of(r.getId()), r);
+      }
     }
-    return out;
+    return new ArrayList<>(out.values());
   }
 
   private IndexTable table(String index) {

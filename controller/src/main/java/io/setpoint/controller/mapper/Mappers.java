@@ -60,7 +60,10 @@ public final class Mappers {
     };
   }
 
-  /** Every resource of {@code type} whose index {@code index} holds a prefix of the changed resource's key. */
+  /**
+   * Every resource of {@code type} whose index {@code index} holds the changed resource's key or
+   * one of its {@code /}-separated ancestors.
+   */
   public static DependencyMapper cacheParents(Type type, String index) {
     return (runtime, resource) ->
         requests(runtime.cache().parents(type, index, Keys.of(resource.getId())));

@@ -7,21 +7,13 @@ import io.setpoint.client.Watch;
 import java.time.Instant;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code setpoint resource watch TYPE}: prints events until interrupted. */
 @Command(name = "watch", description = {
     "Streams the changes to resources of one type until interrupted (Ctrl-C).",
     "First the current resources as UPSERTs and an END_OF_SNAPSHOT, then every change."})
 final class WatchCommand extends ResourceCall {
-  @Parameters(index = "0", paramLabel = "TYPE", description = TYPE_HELP)
-  private String type;
-
-  @Mixin private TenancyOptions tenancy;
-
-  @Option(names = "-prefix", paramLabel = "PREFIX", defaultValue = "", description = PREFIX_HELP)
-  private String prefix;
+  @Mixin private SelectionOptions selection;
 
   @Mixin private OutputOption output;
 
@@ -29,7 +21,7 @@ final class WatchCommand extends ResourceCall {
   int run() {
     try {
       WatchListRequest request = WatchListRequest.newBuilder()
-          .setType(type(type)).setTenancy(tenancy.tenancy()).setNamePrefix(prefix).build();
+          .setType(type(selection.type)).setTenancy(selection.tenancy.tenancy()).setNamePrefix(selection.prefix).build();
       Printer printer = new Printer(out(), output.format, this::json, Instant.now());
       if (output.format != Format.table) {
         json(); // learn the types before the first event, not in the middle of the stream

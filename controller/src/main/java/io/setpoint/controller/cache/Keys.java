@@ -1,6 +1,5 @@
 package io.setpoint.controller.cache;
 
-import io.setpoint.api.Types;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Reference;
 import io.setpoint.api.v1.Tenancy;
@@ -26,9 +25,5 @@ public final class Keys {
   static String of(Type type, Tenancy tenancy, String name) {
     return type.getGroup() + "." + type.getKind() + "/" + tenancy.getPartition() + "/"
         + tenancy.getNamespace() + "/" + name;
-  }
-
-  static String typeKey(Type type) {
-    return Types.format(type);
   }
 }

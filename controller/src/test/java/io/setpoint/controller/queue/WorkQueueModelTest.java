@@ -11,17 +11,15 @@ import static org.quicktheories.generators.SourceDSL.longs;
 import io.setpoint.controller.time.ManualTicker;
 import java.time.Duration;
 import java.util.ArrayList;
+import io.setpoint.testkit.DroppingOps;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.QuickTheory;
-import org.quicktheories.api.AsString;
 import org.quicktheories.api.Pair;
 import org.quicktheories.core.Configuration;
-import org.quicktheories.core.ExceptionReporter;
 import org.quicktheories.core.Gen;
-import org.quicktheories.core.Reporter;
 import org.quicktheories.generators.Generate;
 
 /**
@@ -182,56 +180,11 @@ class WorkQueueModelTest {
           run.play(c.ops());
           coverage.add(run);
         };
-    quickTheory().withReporter(new DroppingOps(property)).forAll(cases()).checkAssert(property);
+    quickTheory()
+        .withReporter(new DroppingOps<Case>(property, c -> c.ops().size(), Case::without, 1))
+        .forAll(cases())
+        .checkAssert(property);
     coverage.check();
-  }
-
-  /**
-   * Finishes QuickTheories' shrinking before reporting a failure. QuickTheories shrinks the random
-   * draws behind a case, which shortens the op list only from its end and turns ops the failure
-   * does not need into advances of 0 ms; this then drops ops one at a time, from the last, for as
-   * long as the case still fails (keeping at least one), and reports the result the way
-   * QuickTheories does (with the seed, and QuickTheories' own smallest case as the other
-   * falsifying value).
-   */
-  private record DroppingOps(Consumer<Case> property) implements Reporter {
-    @Override
-    public void falisification(
-        long seed,
-        int count,
-        Object smallest,
-        Throwable cause,
-        List<Object> examples,
-        AsString<Object> toString) {
-      Case minimal = (Case) smallest;
-      Throwable minimalCause = cause;
-      for (boolean dropped = true; dropped; ) {
-        dropped = false;
-        for (int i = minimal.ops().size() - 1; i >= 0 && minimal.ops().size() > 1; i--) {
-          Case candidate = minimal.without(i);
-          try {
-            property.accept(candidate);
-          } catch (Throwable failure) {
-            minimal = candidate;
-            minimalCause = failure;
-            dropped = true;
-          }
-        }
-      }
-      new ExceptionReporter()
-          .falisification(seed, count, minimal, minimalCause, List.of(smallest), toString);
-    }
-
-    @Override
-    public void falisification(
-        long seed, int count, Object smallest, List<Object> examples, AsString<Object> toString) {
-      new ExceptionReporter().falisification(seed, count, smallest, examples, toString);
-    }
-
-    @Override
-    public void valuesExhausted(int completedExamples) {
-      new ExceptionReporter().valuesExhausted(completedExamples);
-    }
   }
 
   /**

@@ -251,7 +251,7 @@ public final class Agent implements AutoCloseable {
 
     /**
      * The same services on an in-process transport, for the agent's own controllers: no sockets,
-     * no serialization (gRPC hands the message objects across), an internal identity.
+     * and an internal identity.
      */
     private static io.grpc.Server startInProcess(String name, ResourceGrpcService resources, TypeGrpcService types) {
       try {

@@ -73,11 +73,6 @@ public final class ResourceHandler {
     this.limits = limits;
   }
 
-  /** The registry this handler admits types from. */
-  public Registry registry() {
-    return registry;
-  }
-
   public ReadResponse read(Authorizer authz, ReadRequest req) {
     ID id = validator.id("id", req.hasId(), req.getId(), false);
     Registration<?> reg = registration(id);
@@ -438,10 +433,13 @@ public final class ResourceHandler {
       throw new IllegalStateException(
           "the mutate hook of " + reg.dataMessageName() + " changed the id, owner or version of a resource");
     }
-    // The hook may have re-packed the data: canonicalize again so equal data has equal bytes.
-    mutated = mutated.toBuilder()
-        .setData(RequestValidator.data("resource.data", reg, mutated.hasData(), mutated.getData()))
-        .build();
+    // A hook that re-packed the data may have encoded it differently: canonicalize it again, so
+    // equal data has equal bytes. Data the hook left alone is canonical already.
+    if (mutated.getData() != resource.getData()) {
+      mutated = mutated.toBuilder()
+          .setData(RequestValidator.data("resource.data", reg, mutated.hasData(), mutated.getData()))
+          .build();
+    }
     try {
       reg.validate().validate(mutated);
     } catch (ValidationException e) {

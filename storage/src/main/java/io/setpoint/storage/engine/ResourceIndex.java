@@ -14,7 +14,6 @@ import java.util.NavigableMap;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.function.Consumer;
 
 /**
  * The indexed, multi-version resource store that backends share: a sorted map of keys to version
@@ -54,9 +53,10 @@ public final class ResourceIndex {
 
   /** Applies a CAS write; see {@link io.setpoint.storage.Backend#writeCas}. */
   public Entry write(Resource resource) {
-    Entry head = entries.get(StoreKeys.of(resource.getId()));
+    String probe = StoreKeys.of(resource.getId());
+    Entry head = entries.get(probe);
     // History holds one entry per revision: let them all share the key string already stored.
-    String key = head != null ? head.key : StoreKeys.of(resource.getId());
+    String key = head != null ? head.key : probe;
     Resource live = head == null || head.deleted ? null : head.resource;
     if (live != null && !live.getId().getUid().equals(resource.getId().getUid())) {
       throw new StorageException(
@@ -265,8 +265,10 @@ public final class ResourceIndex {
     if (keys == null) {
       return List.of();
     }
-    List<Resource> out = new ArrayList<>(keys.size());
-    for (String key : keys) {
+    List<String> sorted = new ArrayList<>(keys);
+    sorted.sort(null);
+    List<Resource> out = new ArrayList<>(sorted.size());
+    for (String key : sorted) {
       Entry head = entries.get(key);
       // Anchored to the owner's uid alone: an owner rewritten under another group version is the
       // same incarnation and keeps its children.
@@ -274,17 +276,7 @@ public final class ResourceIndex {
         out.add(head.resource);
       }
     }
-    out.sort(java.util.Comparator.comparing(r -> StoreKeys.of(r.getId())));
     return out;
-  }
-
-  /** Calls {@code action} with every live resource, in key order. */
-  public void forEachLive(Consumer<Resource> action) {
-    for (Entry head : entries.values()) {
-      if (!head.deleted) {
-        action.accept(head.resource);
-      }
-    }
   }
 
   private void checkRetained(long at) {

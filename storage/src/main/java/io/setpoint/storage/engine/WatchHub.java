@@ -94,11 +94,6 @@ public final class WatchHub {
     byType.clear();
   }
 
-  /** How many watches are open. */
-  public int size() {
-    return byType.values().stream().mapToInt(List::size).sum();
-  }
-
   void remove(Subscription sub) {
     byType.computeIfPresent(
         StoreKeys.typePrefix(sub.query.type()),

@@ -3,7 +3,6 @@ package io.setpoint.controller.queue;
 import static io.setpoint.controller.queue.Priority.HIGH;
 import static io.setpoint.controller.queue.Priority.LOW;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 import static org.quicktheories.generators.SourceDSL.longs;
@@ -12,6 +11,7 @@ import io.setpoint.controller.time.ManualTicker;
 import java.time.Duration;
 import java.util.ArrayList;
 import io.setpoint.testkit.DroppingOps;
+import io.setpoint.testkit.SeededTheory;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.function.Consumer;
@@ -158,17 +158,7 @@ class WorkQueueModelTest {
    * ({@code QT_SEED}, {@code QT_EXAMPLES}, {@code QT_SHRINKS}) when that is set.
    */
   static QuickTheory quickTheory() {
-    QuickTheory qt = qt();
-    if (System.getProperty(Configuration.SEED) == null) {
-      qt = qt.withFixedSeed(SEED);
-    }
-    if (System.getProperty(Configuration.EXAMPLES) == null) {
-      qt = qt.withExamples(EXAMPLES);
-    }
-    if (System.getProperty(Configuration.SHRINKS) == null) {
-      qt = qt.withShrinkCycles(SHRINK_CYCLES);
-    }
-    return qt;
+    return SeededTheory.of(SEED, EXAMPLES, SHRINK_CYCLES);
   }
 
   @Test

@@ -12,7 +12,6 @@ import static io.setpoint.storage.conformance.Fixtures.tenancy;
 import static io.setpoint.storage.conformance.Fixtures.withType;
 import static io.setpoint.storage.conformance.Fixtures.withUid;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
@@ -26,6 +25,7 @@ import io.setpoint.storage.conformance.Change;
 import io.setpoint.storage.conformance.Fixtures;
 import java.util.ArrayList;
 import io.setpoint.testkit.DroppingOps;
+import io.setpoint.testkit.SeededTheory;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -147,17 +147,7 @@ class ResourceIndexModelTest {
    * ({@code QT_SEED}, {@code QT_EXAMPLES}, {@code QT_SHRINKS}) when that is set.
    */
   static QuickTheory quickTheory() {
-    QuickTheory qt = qt();
-    if (System.getProperty(Configuration.SEED) == null) {
-      qt = qt.withFixedSeed(SEED);
-    }
-    if (System.getProperty(Configuration.EXAMPLES) == null) {
-      qt = qt.withExamples(EXAMPLES);
-    }
-    if (System.getProperty(Configuration.SHRINKS) == null) {
-      qt = qt.withShrinkCycles(SHRINK_CYCLES);
-    }
-    return qt;
+    return SeededTheory.of(SEED, EXAMPLES, SHRINK_CYCLES);
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.setpoint.cli;
 
 import io.grpc.Status;
+import io.setpoint.cli.bench.BenchCommand;
 import io.setpoint.client.SetpointException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -25,7 +26,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     scope = CommandLine.ScopeType.INHERIT,
     versionProvider = Main.Version.class,
     description = "A resource-oriented control plane for the JVM.",
-    subcommands = {AgentCommand.class, ResourceCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {AgentCommand.class, ResourceCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
   static final int FAILED = 1;
   static final int USAGE = 2;

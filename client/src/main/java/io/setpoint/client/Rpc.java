@@ -6,6 +6,8 @@ import io.grpc.ClientCall;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.List;
@@ -70,7 +72,17 @@ final class Rpc {
   <Q, R> CompletableFuture<Void> serverStream(MethodDescriptor<Q, R> method, Q request, Consumer<? super R> listener) {
     ClientCall<Q, R> call = channel.newCall(method, CallOptions.DEFAULT);
     CallFuture<Void> done = new CallFuture<>(call);
-    ClientCalls.asyncServerStreamingCall(call, request, new StreamObserver<>() {
+    ClientCalls.asyncServerStreamingCall(call, request, new ClientResponseObserver<Q, R>() {
+      private ClientCallStreamObserver<Q> stream;
+      private int handledSinceRequest;
+
+      @Override
+      public void beforeStart(ClientCallStreamObserver<Q> stream) {
+        // Ask for a window of messages ahead, not one round trip per message.
+        this.stream = stream;
+        stream.disableAutoRequestWithInitial(Watch.WINDOW);
+      }
+
       @Override
       public void onNext(R message) {
         if (done.isDone()) {
@@ -81,6 +93,11 @@ final class Rpc {
         } catch (RuntimeException | Error e) {
           done.completeExceptionally(e);
           call.cancel("the watch listener failed", e);
+          return;
+        }
+        if (++handledSinceRequest == Watch.WINDOW / 2) {
+          handledSinceRequest = 0;
+          stream.request(Watch.WINDOW / 2);
         }
       }
 

@@ -1,13 +1,17 @@
 package io.setpoint.client;
 
 import io.grpc.CallOptions;
+import io.grpc.ClientCall;
 import io.grpc.Context;
-import io.grpc.stub.ClientCalls;
+import io.grpc.Metadata;
+import io.grpc.Status;
 import io.setpoint.api.v1.ResourceServiceGrpc;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.api.v1.WatchListRequest;
 import java.util.Iterator;
+import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.concurrent.LinkedBlockingQueue;
 
 /**
  * A running {@code WatchList} call, read as a blocking iterator: the snapshot as upserts, an
@@ -28,11 +32,22 @@ import java.util.NoSuchElementException;
  * reading thread cancels the call ({@code CANCELLED}, interrupt flag kept). {@link #close()} may be
  * called from any thread; afterwards {@code hasNext()} returns false. One thread at a time may
  * iterate.
+ *
+ * <p>Up to {@value #WINDOW} events are asked for ahead of the reader, so a snapshot streams without
+ * a round trip per event, while a reader that stops reading still holds the server back.
  */
 public final class Watch implements Iterator<WatchEvent>, AutoCloseable {
+  static final int WINDOW = 256;
+
+  /** How the call ended, queued after its last event. */
+  private record Ended(Status status, Metadata trailers) {}
+
   private final Context.CancellableContext context;
-  private final Iterator<WatchEvent> events;
+  private final ClientCall<WatchListRequest, WatchEvent> call;
+  private final LinkedBlockingQueue<Object> arrived = new LinkedBlockingQueue<>();
   private final String address;
+  private Object head; // the next item, taken from `arrived` but not yet consumed
+  private int consumedSinceRequest;
   private volatile boolean closed;
 
   Watch(Rpc rpc, WatchListRequest request) {
@@ -41,9 +56,21 @@ public final class Watch implements Iterator<WatchEvent>, AutoCloseable {
     Context previous = context.attach();
     try {
       // The call belongs to the cancellable context, so close() can end it from any thread.
-      this.events =
-          ClientCalls.blockingServerStreamingCall(
-              rpc.channel(), ResourceServiceGrpc.getWatchListMethod(), CallOptions.DEFAULT, request);
+      call = rpc.channel().newCall(ResourceServiceGrpc.getWatchListMethod(), CallOptions.DEFAULT);
+      call.start(new ClientCall.Listener<>() {
+        @Override
+        public void onMessage(WatchEvent event) {
+          arrived.add(event);
+        }
+
+        @Override
+        public void onClose(Status status, Metadata trailers) {
+          arrived.add(new Ended(status, trailers));
+        }
+      }, new Metadata());
+      call.sendMessage(request);
+      call.halfClose();
+      call.request(WINDOW);
     } finally {
       context.detach(previous);
     }
@@ -55,14 +82,23 @@ public final class Watch implements Iterator<WatchEvent>, AutoCloseable {
     if (closed) {
       return false;
     }
-    try {
-      return events.hasNext();
-    } catch (RuntimeException e) {
-      if (closed) {
+    if (head == null) {
+      try {
+        head = arrived.take();
+      } catch (InterruptedException e) {
+        close();
+        Thread.currentThread().interrupt();
+        throw new SetpointException(
+            Status.Code.CANCELLED, "interrupted while waiting for the server", List.of(), e);
+      }
+    }
+    if (head instanceof Ended ended) {
+      if (ended.status().isOk() || closed) {
         return false;
       }
-      throw SetpointException.from(e, address);
+      throw SetpointException.from(ended.status().asRuntimeException(ended.trailers()), address);
     }
+    return true;
   }
 
   /** The next event, waiting for it if needed. */
@@ -71,7 +107,13 @@ public final class Watch implements Iterator<WatchEvent>, AutoCloseable {
     if (!hasNext()) {
       throw new NoSuchElementException("the watch is closed");
     }
-    return events.next();
+    WatchEvent event = (WatchEvent) head;
+    head = null;
+    if (++consumedSinceRequest == WINDOW / 2) {
+      consumedSinceRequest = 0;
+      call.request(WINDOW / 2);
+    }
+    return event;
   }
 
   /** Cancels the call. Idempotent. */

@@ -31,6 +31,7 @@ final class Informer {
   private static final Logger log = LoggerFactory.getLogger(Informer.class);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
 
+  private final Interner interner = new Interner();
   private final SetpointClient client;
   private final Type type;
   private final Scope scope;
@@ -122,7 +123,7 @@ final class Informer {
         WatchEvent event = watch.next();
         switch (event.getEventCase()) {
           case UPSERT -> {
-            Resource resource = event.getUpsert().getResource();
+            Resource resource = interner.intern(event.getUpsert().getResource());
             if (seen != null) {
               seen.add(Keys.of(resource.getId()));
             }

@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * The cached resources of one type, with that type's indexes. One thread (the type's informer)
- * writes; any thread reads. Resources are the very objects the watch delivered: never copied.
+ * writes; any thread reads. Each resource is held once, however many controllers and indexes use it.
  */
 final class TypeStore {
   private final ConcurrentSkipListMap<String, Resource> byKey = new ConcurrentSkipListMap<>();

@@ -2,8 +2,9 @@ package io.setpoint.controller.queue;
 
 /**
  * How urgently a queued key should be processed. Ready keys of a higher priority are handed out
- * first; a {@link #LOW} key that has waited longer than the queue's aging period is served as if it
- * were {@link #HIGH}, so low-priority work is delayed but never starved.
+ * first; once a {@link #LOW} key has waited longer than the queue's aging period, aged keys take
+ * turns with {@link #HIGH} ones, so low-priority work is delayed but never starved, and a flood of
+ * it delays a live key by at most one.
  */
 public enum Priority {
   /** Live changes and retries: someone is waiting for the outcome. */

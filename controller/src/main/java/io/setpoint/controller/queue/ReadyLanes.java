@@ -9,9 +9,11 @@ import java.util.function.Function;
  * <p>One level per {@link Priority}. Within a level every tenant has a FIFO lane; the level keeps
  * its non-empty lanes in a ring and serves them round-robin, one entry per turn, so a tenant with
  * ten thousand ready keys delays another tenant's single key by at most one entry per active tenant.
- * Lower levels also keep all their entries in arrival order (the age list); when the oldest has
- * waited {@code agingNanos} it moves to the tail of its tenant's lane on the top level and from then
- * on competes as a {@link Priority#HIGH} key. Every operation is O(1) (aging: O(1) per aged entry).
+ * Lower levels also keep all their entries in arrival order (the age list). Once the oldest entry of
+ * a lower level has waited {@code agingNanos} it has aged, and aged entries take turns with the top
+ * level: while both are ready, every other poll serves the oldest aged entry. A flood of aged startup
+ * keys therefore delays a live key by at most one entry, and still gets half the throughput. Every
+ * operation is O(1).
  *
  * <p>Without a tenant function all keys share one tenant and each level is a plain FIFO. Guarded by
  * the queue's lock.
@@ -57,6 +59,8 @@ final class ReadyLanes<K> {
   private final HashMap<String, Tenant<K>> tenants = new HashMap<>();
   private final Tenant<K> shared;
   private int size;
+  /** The last poll had both kinds ready and served the aged entry: the next such poll is top's. */
+  private boolean agedServedLast;
 
   @SuppressWarnings("unchecked")
   ReadyLanes(int levelCount, long agingNanos, Function<? super K, String> tenantOf) {
@@ -181,34 +185,46 @@ final class ReadyLanes<K> {
     if (size == 0) {
       return null;
     }
-    age(now);
-    for (Level<K> lv : levels) {
-      Lane<K> lane = lv.first;
-      if (lane == null) {
-        continue;
+    Level<K> top = levels[0];
+    if (top.first != null) {
+      Entry<K> aged = agedServedLast ? null : oldestAged(now);
+      agedServedLast = aged != null;
+      if (aged != null) {
+        remove(aged);
+        return aged;
       }
-      Entry<K> e = lane.head;
-      remove(e);
-      // Round-robin: a tenant that still has entries goes to the back of the ring.
-      if (lane.active && lv.last != lane) {
-        deactivate(lv, lane);
-        activate(lv, lane);
+      return pollRing(top);
+    }
+    agedServedLast = false;
+    for (int i = 1; i < levels.length; i++) {
+      if (levels[i].first != null) {
+        return pollRing(levels[i]);
       }
-      return e;
     }
     throw new IllegalStateException("size " + size + " but no lane has entries");
   }
 
-  /** Promotes lower-level entries that have waited {@code agingNanos} to the top level. */
-  private void age(long now) {
+  /** The oldest entry below the top level that has waited {@code agingNanos}, or null. */
+  private Entry<K> oldestAged(long now) {
     for (int i = 1; i < levels.length; i++) {
-      Level<K> lv = levels[i];
-      Entry<K> e;
-      while ((e = lv.oldest) != null && now - e.laneSince >= agingNanos) {
-        remove(e);
-        add(e, 0, now);
+      Entry<K> e = levels[i].oldest;
+      if (e != null && now - e.laneSince >= agingNanos) {
+        return e;
       }
     }
+    return null;
+  }
+
+  /** Serves the head of the first lane of a level; a lane with more entries moves to the back. */
+  private Entry<K> pollRing(Level<K> lv) {
+    Lane<K> lane = lv.first;
+    Entry<K> e = lane.head;
+    remove(e);
+    if (lane.active && lv.last != lane) {
+      deactivate(lv, lane);
+      activate(lv, lane);
+    }
+    return e;
   }
 
   private static <K> void activate(Level<K> lv, Lane<K> lane) {

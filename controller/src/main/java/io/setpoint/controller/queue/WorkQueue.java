@@ -23,8 +23,9 @@ import java.util.function.Function;
  *   <li><b>Nothing early.</b> A key added with a delay is handed out no sooner than its due time, as
  *       read from the queue's {@link Ticker}.
  *   <li><b>Priorities without starvation.</b> {@link Priority#HIGH} keys are served before {@link
- *       Priority#LOW} ones, but a LOW key that has been ready for the {@linkplain Builder#aging aging}
- *       period is served as if it were HIGH.
+ *       Priority#LOW} ones until a LOW key has been ready for the {@linkplain Builder#aging aging}
+ *       period; from then on the oldest aged LOW key and the HIGH keys take turns, one each, so a
+ *       startup sweep of 100,000 keys delays a live event by at most one reconcile.
  *   <li><b>Fair between tenants.</b> With a {@linkplain Builder#tenant tenant function}, ready keys
  *       of one priority are served round-robin across tenants, so a tenant with thousands of keys
  *       delays another tenant's key by at most one key per busy tenant.
@@ -62,6 +63,8 @@ public final class WorkQueue<K> {
   private final Backoff backoff;
   private final TokenBucket bucket; // null: no global rate limit
   private final QueueListener listener;
+  /** Whether done() reads the clock: only a listener wants the work time. */
+  private final boolean timedDone;
 
   private final ReentrantLock lock = new ReentrantLock();
   /** Signalled when a key may have become ready, and on shutdown. */
@@ -89,6 +92,7 @@ public final class WorkQueue<K> {
     this.manualTime = ticker.isManual();
     this.backoff = new Backoff(b.backoffBase.toNanos(), b.backoffMax.toNanos(), b.backoffMultiplier);
     this.listener = b.listener;
+    this.timedDone = b.listener != QueueListener.NONE;
     this.lanes = new ReadyLanes<>(Priority.values().length, nanos(b.aging), b.tenant);
     this.bucket = b.qps > 0 ? new TokenBucket(b.qps, b.burst, ticker.read()) : null;
     this.tickerRegistration = ticker.onAdvance(this::wakeAll);
@@ -255,13 +259,15 @@ public final class WorkQueue<K> {
       if (e == null || !e.inFlight) {
         throw new IllegalStateException("not in flight in work queue " + name + ": " + key);
       }
-      long now = ticker.read();
-      promoteDue(now);
       e.inFlight = false;
       inFlight--;
-      listener.done(now - e.takenAt);
+      if (timedDone) {
+        listener.done(ticker.read() - e.takenAt);
+      }
       if (e.pending == Entry.READY) {
-        lanes.add(e, e.priority.ordinal(), now);
+        // Only the lower levels age, in the order entries join them, so only they need the time.
+        long since = e.priority == Priority.HIGH ? e.enqueuedAt : ticker.read();
+        lanes.add(e, e.priority.ordinal(), since);
         available.signal();
       } else {
         dropIfIdle(e);
@@ -687,8 +693,8 @@ public final class WorkQueue<K> {
     }
 
     /**
-     * How long a {@link Priority#LOW} key may be ready before it is served as {@link Priority#HIGH};
-     * default 1 s. With zero, LOW keys compete as HIGH from the next take on.
+     * How long a {@link Priority#LOW} key may wait behind {@link Priority#HIGH} ones before it takes
+     * turns with them; default 1 s. With zero, LOW and HIGH keys alternate from the start.
      */
     public Builder<K> aging(Duration aging) {
       Objects.requireNonNull(aging, "aging");

@@ -38,7 +38,7 @@ import org.quicktheories.generators.Generate;
  * </ol>
  *
  * plus: triggers, priority, retry count and enqueue time of each item match the model, and a LOW
- * key is served while a HIGH one is ready only after it aged.
+ * key is served while a HIGH one is ready only after it aged, and never twice in a row.
  *
  * <p>Property-based with QuickTheories: a failure is shrunk (see {@link DroppingOps}) and reported
  * with its smallest scenario and the seed. CI runs a fixed seed, so every run checks the same
@@ -270,6 +270,7 @@ class WorkQueueModelTest {
     final List<String> log = new ArrayList<>();
     long step;
     int agedServed;
+    boolean lastTakeWasLowOverHigh;
     int dirtyServed;
     int delayedServed;
     int overrodeLater;
@@ -450,12 +451,17 @@ class WorkQueueModelTest {
       assertThat(item.enqueuedAt()).isEqualTo(k.readyAt);
       assertThat(item.takenAt()).isEqualTo(now());
       assertThat(item.retries()).isEqualTo(k.failures);
-      if (item.priority() == LOW && highReady) {
+      boolean lowOverHigh = item.priority() == LOW && highReady;
+      if (lowOverHigh) {
         assertThat(now() - item.enqueuedAt())
             .as("LOW %s served before a ready HIGH key without aging; log %s", item, log)
             .isGreaterThanOrEqualTo(AGING);
+        assertThat(lastTakeWasLowOverHigh)
+            .as("two LOW keys in a row served before a ready HIGH key; log %s", log)
+            .isFalse();
       }
-      agedServed += item.priority() == LOW && highReady ? 1 : 0;
+      lastTakeWasLowOverHigh = lowOverHigh;
+      agedServed += lowOverHigh ? 1 : 0;
       dirtyServed += k.addedInFlight ? 1 : 0;
       delayedServed += k.fromDelay ? 1 : 0;
       k.addedInFlight = false;

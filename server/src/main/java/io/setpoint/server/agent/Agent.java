@@ -60,19 +60,36 @@ public final class Agent implements AutoCloseable {
   private final Backend backend;
   private final Registry registry;
   private final Manager manager;
+  private final SetpointClient local;
   private final CountDownLatch stopped = new CountDownLatch(1);
 
-  private Agent(Server server, io.grpc.Server inProcess, Backend backend, Registry registry, Manager manager) {
+  private Agent(
+      Server server,
+      io.grpc.Server inProcess,
+      Backend backend,
+      Registry registry,
+      Manager manager,
+      SetpointClient local) {
     this.server = server;
     this.inProcess = inProcess;
     this.backend = backend;
     this.registry = registry;
     this.manager = manager;
+    this.local = local;
   }
 
   /** Starts configuring an agent. */
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * A client for code running in this process (an application embedding the agent, a benchmark):
+   * it reaches the services over the in-process transport, without sockets, and acts with the
+   * agent's own identity, like the agent's controllers. Closed with the agent.
+   */
+  public SetpointClient client() {
+    return local;
   }
 
   /** The port the agent listens on (useful after asking for port 0). */
@@ -108,6 +125,7 @@ public final class Agent implements AutoCloseable {
       manager.close();
       backend.close();
       server.stop().join();
+      local.close();
       inProcess.shutdownNow();
       log.info("Setpoint agent stopped");
       stopped.countDown();
@@ -234,15 +252,17 @@ public final class Agent implements AutoCloseable {
       }
       String inProcessName = "setpoint-agent-" + UUID.randomUUID();
       io.grpc.Server inProcess = startInProcess(inProcessName, resources, typeService);
+      SetpointClient local =
+          SetpointClient.over(InProcessChannelBuilder.forName(inProcessName).build(), "in-process");
       Manager manager = Manager.builder()
-          .client(SetpointClient.over(InProcessChannelBuilder.forName(inProcessName).build(), "in-process"))
+          .client(local)
           .clock(clock)
           .ticker(ticker)
           .meterRegistry(meters)
           .build();
       manager.register(Cascade.controller());
       controllers.accept(manager);
-      Agent agent = new Agent(server, inProcess, store, registry, manager);
+      Agent agent = new Agent(server, inProcess, store, registry, manager, local);
       log.info("Setpoint agent listening on {}:{} (gRPC)", host, agent.port());
       manager.start();
       ready.set(true);

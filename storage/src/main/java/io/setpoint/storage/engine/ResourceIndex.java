@@ -1,6 +1,7 @@
 package io.setpoint.storage.engine;
 
 import io.setpoint.api.Ids;
+import io.setpoint.api.Resources;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
@@ -14,6 +15,7 @@ import java.util.NavigableMap;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Consumer;
 
 /**
  * The indexed, multi-version resource store that backends share: a sorted map of keys to version
@@ -37,6 +39,50 @@ public final class ResourceIndex {
 
   public ResourceIndex(Limits limits) {
     this.history = new Entry[limits.history()];
+  }
+
+  /**
+   * A store holding exactly {@code resources}, as restored from a snapshot taken at {@code
+   * revision}: versions are kept as stored, and no history before {@code revision} is retained, so
+   * a watch resume or a page token from an earlier revision fails with {@code COMPACTED}.
+   *
+   * @throws IllegalArgumentException when a version is not a revision in 1..{@code revision}, or
+   *     two resources share a key
+   */
+  public static ResourceIndex restore(Limits limits, long revision, Iterable<Resource> resources) {
+    ResourceIndex index = new ResourceIndex(limits);
+    for (Resource resource : resources) {
+      long version;
+      try {
+        version = Long.parseLong(resource.getVersion());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("version of " + Ids.format(resource.getId()) + " is not a revision");
+      }
+      if (version < 1 || version > revision) {
+        throw new IllegalArgumentException(
+            "version " + version + " of " + Ids.format(resource.getId()) + " is not in 1.." + revision);
+      }
+      String key = StoreKeys.of(resource.getId());
+      if (index.entries.putIfAbsent(key, new Entry(key, version, resource, false, null)) != null) {
+        throw new IllegalArgumentException(Ids.format(resource.getId()) + " is restored twice");
+      }
+      index.indexOwner(key, resource);
+    }
+    index.revision = revision;
+    index.floor = revision;
+    return index;
+  }
+
+  /**
+   * Calls {@code action} with every live resource, in key order. Must be called by the writer, so
+   * that the set is that of one revision (for writing a snapshot).
+   */
+  public void forEachLive(Consumer<Resource> action) {
+    for (Entry head : entries.values()) {
+      if (!head.deleted) {
+        action.accept(head.resource);
+      }
+    }
   }
 
   /** The revision of the last applied change (0 when empty). */
@@ -133,29 +179,10 @@ public final class ResourceIndex {
     return out;
   }
 
-  /**
-   * {@code resource} with {@code version}. Built field by field because {@code toBuilder()} copies
-   * every map field, empty or not, on the hottest path of the store; a test checks that every
-   * field of {@link Resource} survives.
-   */
+  /** {@code resource} with {@code version}; a test checks that every field survives. */
   static Resource withVersion(Resource resource, String version) {
-    Resource.Builder out = Resource.newBuilder()
-        .setId(resource.getId())
-        .setVersion(version)
-        .setGeneration(resource.getGeneration());
-    if (resource.hasOwner()) {
-      out.setOwner(resource.getOwner());
-    }
-    if (resource.getMetadataCount() > 0) {
-      out.putAllMetadata(resource.getMetadataMap());
-    }
-    if (resource.getStatusCount() > 0) {
-      out.putAllStatus(resource.getStatusMap());
-    }
-    if (resource.hasData()) {
-      out.setData(resource.getData());
-    }
-    return out.build();
+    return Resources.with(
+        resource, resource.getId(), version, resource.hasData() ? resource.getData() : null);
   }
 
   private void commit(Entry entry) {

@@ -5,7 +5,6 @@ import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.Watch;
 import java.time.Duration;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +21,9 @@ final class Subscription implements Watch {
   final Query query;
   private final WatchHub hub;
   private final LinkedBlockingQueue<WatchEvent> live;
-  private Iterator<WatchEvent> backlog = List.<WatchEvent>of().iterator();
+  /** Delivered from the front; each slot is cleared once delivered, so a drained backlog is free. */
+  private WatchEvent[] backlog = new WatchEvent[0];
+  private int backlogNext;
   private volatile String closedBecause;
   /** Set by the consumer's own close(): nothing more is delivered, not even what is buffered. */
   private volatile boolean closedByClient;
@@ -37,7 +38,7 @@ final class Subscription implements Watch {
 
   /** Set once, before the watch is handed to its consumer. */
   void backlog(List<WatchEvent> events) {
-    this.backlog = events.iterator();
+    this.backlog = events.toArray(new WatchEvent[0]);
   }
 
   /** Called by the writer, in commit order. */
@@ -66,8 +67,13 @@ final class Subscription implements Watch {
     if (closedByClient) {
       throw closed();
     }
-    if (backlog.hasNext()) {
-      return delivered(backlog.next());
+    if (backlogNext < backlog.length) {
+      WatchEvent event = backlog[backlogNext];
+      backlog[backlogNext++] = null;
+      if (backlogNext == backlog.length) {
+        backlog = new WatchEvent[0];
+      }
+      return delivered(event);
     }
     WatchEvent event = live.poll();
     if (event == null) {

@@ -1,0 +1,73 @@
+package io.setpoint.cli.bench;
+
+import com.github.f4b6a3.ulid.UlidCreator;
+import com.google.protobuf.Any;
+import io.setpoint.api.Tenancies;
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.Tenancy;
+import io.setpoint.demo.DemoTypes;
+import io.setpoint.demo.v2.Artist;
+import io.setpoint.demo.v2.Genre;
+import io.setpoint.storage.Backend;
+import java.lang.management.ManagementFactory;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+
+/** What the benchmarks share: argument checks and a description of the machine. */
+final class Bench {
+  private Bench() {}
+
+  static void requirePositive(CommandSpec spec, String option, int value) {
+    if (value <= 0) {
+      throw new ParameterException(spec.commandLine(), option + " must be positive, was " + value);
+    }
+  }
+
+  static void requireNotNegative(CommandSpec spec, String option, int value) {
+    if (value < 0) {
+      throw new ParameterException(spec.commandLine(), option + " must not be negative, was " + value);
+    }
+  }
+
+  /** "machine: 2 cores, Java 25.0.1 (Eclipse Adoptium), max heap 6144 MiB" */
+  static String machine() {
+    return String.format("machine: %d cores, Java %s (%s), max heap %d MiB",
+        Runtime.getRuntime().availableProcessors(),
+        System.getProperty("java.version"),
+        System.getProperty("java.vm.vendor"),
+        Runtime.getRuntime().maxMemory() >> 20);
+  }
+
+  /**
+   * Stores {@code count} valid Artists named {@code artist-000000}, ... directly in {@code backend},
+   * as they would be after a restart: the state a controller finds when it starts cold.
+   */
+  static void populate(Backend backend, int count) {
+    Tenancy tenancy = Tenancies.of("default", "default");
+    String generation = UlidCreator.getMonotonicUlid().toString();
+    for (int n = 0; n < count; n++) {
+      String name = String.format("artist-%06d", n);
+      Artist data = Artist.newBuilder()
+          .setName("Artist " + n)
+          .setGenre(Genre.GENRE_DISCO)
+          .setDescription("A band made up for benchmarks, with a description of realistic length.")
+          .addDiscography("Greatest Hits")
+          .build();
+      backend.writeCas(Resource.newBuilder()
+          .setId(ID.newBuilder().setType(DemoTypes.ARTIST).setTenancy(tenancy).setName(name)
+              .setUid(UlidCreator.getMonotonicUlid().toString()))
+          .setGeneration(generation)
+          .setData(Any.pack(data))
+          .build());
+    }
+  }
+
+  /** Live heap bytes after a full collection. */
+  static long liveHeap() {
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+    }
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+  }
+}

@@ -1,0 +1,17 @@
+package io.setpoint.cli.bench;
+
+import picocli.CommandLine.Command;
+
+/**
+ * {@code setpoint bench}: system benchmarks that start real agents and controllers in this process
+ * and print what they measured. Micro-benchmarks of single components are JMH benchmarks in the
+ * {@code bench} module instead; docs/benchmarks.md has the commands and the published numbers.
+ */
+@Command(
+    name = "bench",
+    description = {
+      "Runs a system benchmark in this process and prints its results.",
+      "Give the JVM the machine to itself: results on a busy machine mean little."
+    },
+    subcommands = {ReconcileLatencyBench.class, ColdStartBench.class, CacheMemoryBench.class})
+public final class BenchCommand {}

@@ -1,0 +1,69 @@
+package io.setpoint.cli.bench;
+
+import com.google.protobuf.Any;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.demo.DemoTypes;
+import io.setpoint.demo.v2.Artist;
+import io.setpoint.server.agent.Agent;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * Write-to-reconcile-start latency with everything in one process: an in-memory agent, one
+ * controller running in it, and writes through the agent's in-process client. One write at a time;
+ * each sample is the time from calling write until the reconcile that sees that version starts.
+ */
+@Command(
+    name = "reconcile-latency",
+    description = "Write-to-reconcile-start latency of an in-process controller (in-memory store).")
+final class ReconcileLatencyBench implements Callable<Integer> {
+  @Spec private CommandSpec spec;
+
+  @Option(names = "-writes", paramLabel = "N", defaultValue = "20000",
+      description = "Measured writes (default: ${DEFAULT-VALUE}).")
+  private int writes;
+
+  @Option(names = "-warmup", paramLabel = "N", defaultValue = "20000",
+      description = "Writes before measuring, to warm up the JIT (default: ${DEFAULT-VALUE}).")
+  private int warmup;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    Bench.requirePositive(spec, "-writes", writes);
+    Bench.requireNotNegative(spec, "-warmup", warmup);
+    PrintWriter out = spec.commandLine().getOut();
+    Probe probe = new Probe();
+    try (Agent agent = Agent.builder().port(0).types(DemoTypes::register)
+        .controllers(m -> m.register(probe.controller(1, Duration.ofHours(8)))).start()) {
+      SetpointClient client = agent.client();
+      Samples written = new Samples(writes);
+      Samples started = new Samples(writes);
+      for (int i = 0; i < warmup + writes; i++) {
+        Resource artist = Resource.newBuilder()
+            .setId(Probe.artist("latency"))
+            .setData(Any.pack(Artist.newBuilder().setName("Latency").setDescription("write " + i).build()))
+            .build();
+        long t0 = System.nanoTime();
+        Resource stored = client.write(artist);
+        long acked = System.nanoTime();
+        long start = probe.awaitStart(stored, Duration.ofSeconds(10));
+        if (i >= warmup) {
+          written.add(acked - t0);
+          started.add(start - t0);
+        }
+      }
+      out.println(Bench.machine());
+      out.printf("writes: %d measured after %d warm-up, one at a time, in-process client%n", writes, warmup);
+      out.println("write acknowledged:       " + written.summary());
+      out.println("write to reconcile start: " + started.summary());
+      out.flush();
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,56 @@
+package io.setpoint.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code setpoint bench}, run in-process at a tiny size: each benchmark completes and reports what
+ * it measured. The numbers themselves are not checked; docs/benchmarks.md has the real runs.
+ */
+@Timeout(120)
+class BenchCommandTest {
+
+  @Test
+  void reconcileLatencyReportsPercentilesOfEveryMeasuredWrite() {
+    CliRun run = CliRun.run("bench", "reconcile-latency", "-writes", "50", "-warmup", "5");
+
+    assertThat(run.code()).as(run.toString()).isZero();
+    assertThat(run.out()).contains("writes: 50 measured after 5 warm-up");
+    assertThat(run.out()).containsPattern("write to reconcile start: p50 [0-9.]+ us, .*\\(50 samples\\)");
+  }
+
+  @Test
+  void coldStartWaitsForEveryArtistToBeReconciled() {
+    CliRun run = CliRun.run("bench", "cold-start", "-artists", "300", "-concurrency", "2");
+
+    assertThat(run.code()).as(run.toString()).isZero();
+    assertThat(run.out()).contains("artists: 300, controller concurrency 2");
+    Matcher all = Pattern.compile("all reconciled: +([0-9.]+) s").matcher(run.out());
+    Matcher first = Pattern.compile("first reconcile: +([0-9.]+) s").matcher(run.out());
+    assertThat(all.find() && first.find()).as(run.out()).isTrue();
+    assertThat(Double.parseDouble(all.group(1))).isGreaterThanOrEqualTo(Double.parseDouble(first.group(1)));
+  }
+
+  @Test
+  void cacheMemoryComparesBothCachesWithTheStore() {
+    CliRun run = CliRun.run("bench", "cache-memory", "-artists", "500");
+
+    assertThat(run.code()).as(run.toString()).isZero();
+    assertThat(run.out())
+        .containsPattern("store: +[0-9.]+ MiB")
+        .containsPattern("cache over a socket: +[0-9.-]+ MiB \\([0-9.-]+x the store\\)")
+        .containsPattern("cache in-process: +[0-9.-]+ MiB \\([0-9.-]+x the store\\)");
+  }
+
+  @Test
+  void aSizeThatIsNotPositiveIsAUsageError() {
+    CliRun run = CliRun.run("bench", "cold-start", "-artists", "0");
+
+    assertThat(run.code()).isEqualTo(2);
+    assertThat(run.err()).contains("-artists must be positive, was 0");
+  }
+}

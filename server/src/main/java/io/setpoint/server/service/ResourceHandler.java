@@ -104,6 +104,9 @@ public final class ResourceHandler {
       }
       try {
         Resource stored = backend.writeCas(next);
+        if (existing == null && stored.hasOwner()) {
+          undoIfOrphaned(stored);
+        }
         if (Finalizers.isMarkedForDeletion(stored) && Finalizers.of(stored).isEmpty()) {
           remove(stored, stored.getVersion());
         }
@@ -186,6 +189,25 @@ public final class ResourceHandler {
         .clearStatus()
         .putAllStatus(existing.getStatusMap())
         .build();
+  }
+
+  /**
+   * The owner was there before the create, but its delete may have run since, and its cascade may
+   * have listed its children before this one was stored. So look again after storing: either the
+   * cascade's listing came after this write and deletes the child, or this read comes after the
+   * owner's delete and the child is taken back here. Nothing is left orphaned either way.
+   */
+  private void undoIfOrphaned(Resource created) {
+    try {
+      backend.read(Consistency.STRONG, created.getOwner());
+    } catch (StorageException e) {
+      if (e.reason() != StorageException.Reason.NOT_FOUND) {
+        throw e;
+      }
+      backend.deleteCas(created.getId(), "");
+      throw ValidationException.of("resource.owner", "exists",
+          Ids.format(created.getOwner()) + " was deleted while this resource was being created");
+    }
   }
 
   private void checkOwnerExists(ID owner) {

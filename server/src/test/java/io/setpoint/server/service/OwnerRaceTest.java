@@ -1,0 +1,135 @@
+package io.setpoint.server.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.Any;
+import io.setpoint.api.Ids;
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.Tenancy;
+import io.setpoint.api.v1.Type;
+import io.setpoint.api.v1.WriteRequest;
+import io.setpoint.demo.DemoTypes;
+import io.setpoint.demo.v2.Album;
+import io.setpoint.demo.v2.Artist;
+import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.CoreTypes;
+import io.setpoint.resource.Registry;
+import io.setpoint.resource.ValidationException;
+import io.setpoint.storage.Backend;
+import io.setpoint.storage.Consistency;
+import io.setpoint.storage.Page;
+import io.setpoint.storage.Watch;
+import io.setpoint.storage.memory.MemoryBackend;
+import java.time.Clock;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A child created while its owner is being deleted: the owner passes the check before the create,
+ * then its delete and cascade run before the child is stored. The child must not stay behind.
+ */
+class OwnerRaceTest {
+  private final MemoryBackend store = new MemoryBackend();
+  private final OwnerDeletedBeforeCreate racing = new OwnerDeletedBeforeCreate(store);
+  private final ResourceHandler handler = new ResourceHandler(registry(), racing, Clock.systemUTC(), ServiceLimits.DEFAULT);
+
+  @Test
+  void aChildStoredAfterItsOwnerWasDeletedIsTakenBackAndTheWriteFails() {
+    Resource artist = write(Resource.newBuilder()
+        .setId(Ids.of(DemoTypes.ARTIST, "nina"))
+        .setData(Any.pack(Artist.newBuilder().setName("Nina").build()))
+        .build());
+    Resource album = Resource.newBuilder()
+        .setId(Ids.of(DemoTypes.ALBUM, "nina-pastel-blues"))
+        .setOwner(artist.getId())
+        .setData(Any.pack(Album.newBuilder().setName("Pastel Blues").build()))
+        .build();
+    racing.deleteOwnerBeforeNextCreate = true;
+
+    assertThatThrownBy(() -> write(album))
+        .isInstanceOfSatisfying(ValidationException.class, e ->
+            assertThat(e.getMessage()).contains("resource.owner").contains("was deleted"));
+
+    assertThat(store.listByOwner(artist.getId())).isEmpty();
+    Page albums = store.list(Consistency.STRONG, DemoTypes.ALBUM, Tenancy.newBuilder().setPartition("*").setNamespace("*").build(), "", 0, "");
+    assertThat(albums.resources()).isEmpty();
+  }
+
+  @Test
+  void withoutTheRaceTheChildIsCreated() {
+    Resource artist = write(Resource.newBuilder()
+        .setId(Ids.of(DemoTypes.ARTIST, "nina"))
+        .setData(Any.pack(Artist.newBuilder().setName("Nina").build()))
+        .build());
+
+    Resource album = write(Resource.newBuilder()
+        .setId(Ids.of(DemoTypes.ALBUM, "nina-pastel-blues"))
+        .setOwner(artist.getId())
+        .setData(Any.pack(Album.newBuilder().setName("Pastel Blues").build()))
+        .build());
+
+    assertThat(store.listByOwner(artist.getId())).containsExactly(album);
+  }
+
+  private Resource write(Resource resource) {
+    return handler.write(Authorizer.allowAll(), WriteRequest.newBuilder().setResource(resource).build()).getResource();
+  }
+
+  private static Registry registry() {
+    Registry registry = new Registry();
+    CoreTypes.register(registry);
+    DemoTypes.register(registry);
+    return registry;
+  }
+
+  /** A store in which an owner's delete lands between the create's owner check and its write. */
+  private static final class OwnerDeletedBeforeCreate implements Backend {
+    private final Backend delegate;
+    boolean deleteOwnerBeforeNextCreate;
+
+    OwnerDeletedBeforeCreate(Backend delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public Resource writeCas(Resource resource) {
+      if (deleteOwnerBeforeNextCreate && resource.hasOwner() && resource.getVersion().isEmpty()) {
+        deleteOwnerBeforeNextCreate = false;
+        delegate.deleteCas(resource.getOwner(), "");
+      }
+      return delegate.writeCas(resource);
+    }
+
+    @Override
+    public Resource read(Consistency consistency, ID id) {
+      return delegate.read(consistency, id);
+    }
+
+    @Override
+    public Resource deleteCas(ID id, String version) {
+      return delegate.deleteCas(id, version);
+    }
+
+    @Override
+    public Page list(Consistency consistency, Type type, Tenancy tenancy, String namePrefix, int limit, String pageToken) {
+      return delegate.list(consistency, type, tenancy, namePrefix, limit, pageToken);
+    }
+
+    @Override
+    public List<Resource> listByOwner(ID owner) {
+      return delegate.listByOwner(owner);
+    }
+
+    @Override
+    public Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
+      return delegate.watch(type, tenancy, namePrefix, sinceRevision);
+    }
+
+    @Override
+    public void close() {
+      delegate.close();
+    }
+  }
+}

@@ -5,6 +5,8 @@ import com.linecorp.armeria.common.grpc.GrpcSerializationFormats;
 import com.linecorp.armeria.server.grpc.GrpcService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.setpoint.resource.Registry;
+import io.setpoint.server.http.CallerResolver;
+import io.setpoint.server.http.HttpGateway;
 import io.setpoint.server.service.CallerAuthorizer;
 import io.setpoint.server.service.ResourceGrpcService;
 import io.setpoint.server.service.ResourceHandler;
@@ -41,9 +43,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running Setpoint server: on one port the resource service (gRPC, with server reflection),
- * {@code /metrics} (Prometheus), {@code /healthz} and {@code /readyz}; over a storage backend, with
- * the types its builder registered and a {@link Manager} running its controllers in-process.
+ * A running Setpoint server: on one port the resource service (gRPC, with server reflection), its
+ * HTTP/JSON gateway under {@code /api}, {@code /metrics} (Prometheus), {@code /healthz} and {@code
+ * /readyz}; over a storage backend, with the types its builder registered and a {@link Manager}
+ * running its controllers in-process.
  *
  * <pre>{@code
  * try (Agent agent = Agent.builder().port(0).types(DemoTypes::register).start()) {
@@ -213,7 +216,9 @@ public final class Agent implements AutoCloseable {
       types.accept(registry);
       Backend store = backend != null ? backend : new MemoryBackend();
       ResourceHandler handler = new ResourceHandler(registry, store, clock, limits);
-      ResourceGrpcService resources = new ResourceGrpcService(handler, new WatchStreamer());
+      WatchStreamer streamer = new WatchStreamer();
+      ResourceGrpcService resources = new ResourceGrpcService(handler, streamer);
+      HttpGateway gateway = new HttpGateway(registry, handler, streamer, CallerResolver.allowAll(), maxRequestBytes);
       TypeGrpcService typeService = new TypeGrpcService(registry);
       GrpcService grpc =
           GrpcService.builder()
@@ -237,6 +242,7 @@ public final class Agent implements AutoCloseable {
               .requestTimeout(Duration.ZERO)
               .gracefulShutdownTimeout(Duration.ZERO, Duration.ofSeconds(5))
               .service(grpc)
+              .withRoute(gateway::bind)
               .service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,
                   MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), meters.scrape()))
               .service("/healthz", (ctx, req) -> HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ok\n"))
@@ -263,7 +269,7 @@ public final class Agent implements AutoCloseable {
       manager.register(Cascade.controller());
       controllers.accept(manager);
       Agent agent = new Agent(server, inProcess, store, registry, manager, local);
-      log.info("Setpoint agent listening on {}:{} (gRPC)", host, agent.port());
+      log.info("Setpoint agent listening on {}:{} (gRPC, HTTP/JSON under /api)", host, agent.port());
       manager.start();
       ready.set(true);
       return agent;

@@ -2,6 +2,7 @@ package io.setpoint.server.service;
 
 import com.google.rpc.BadRequest;
 import com.google.rpc.Code;
+import com.google.rpc.ErrorInfo;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
@@ -18,6 +19,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class Errors {
   private static final Logger log = LoggerFactory.getLogger(Errors.class);
+
+  /** The {@link ErrorInfo#getDomain() domain} of the error details this server attaches. */
+  public static final String DOMAIN = "setpoint.io";
+  /** The {@link ErrorInfo#getReason() reason} of a {@code RESOURCE_EXHAUSTED} that is about size. */
+  public static final String TOO_LARGE = "TOO_LARGE";
 
   private Errors() {}
 
@@ -46,6 +52,7 @@ public final class Errors {
     for (FieldViolation v : invalid.violations()) {
       details.addFieldViolationsBuilder()
           .setField(v.field())
+          .setReason(v.rule())
           .setDescription(v.message() + " (rule: " + v.rule() + ")");
     }
     com.google.rpc.Status status =
@@ -58,6 +65,10 @@ public final class Errors {
   }
 
   private static StatusRuntimeException fromStorage(StorageException e) {
+    if (e.reason() == StorageException.Reason.BAD_PAGE_TOKEN) {
+      // Only List takes a page token: name the field, as for any other invalid argument.
+      return invalidArgument(ValidationException.of("page_token", "page-token", e.getMessage()));
+    }
     Status status =
         switch (e.reason()) {
           case NOT_FOUND -> Status.NOT_FOUND;
@@ -82,7 +93,19 @@ public final class Errors {
     return Status.FAILED_PRECONDITION.withDescription(message).asRuntimeException();
   }
 
-  static StatusRuntimeException resourceExhausted(String message) {
-    return Status.RESOURCE_EXHAUSTED.withDescription(message).asRuntimeException();
+  /**
+   * {@code RESOURCE_EXHAUSTED} for a request or resource over a size limit, marked with an {@link
+   * ErrorInfo} of reason {@link #TOO_LARGE} so that transports can tell it from a rate limit (the
+   * HTTP gateway answers 413 instead of 429).
+   */
+  static StatusRuntimeException tooLarge(String message) {
+    com.google.rpc.Status status =
+        com.google.rpc.Status.newBuilder()
+            .setCode(Code.RESOURCE_EXHAUSTED_VALUE)
+            .setMessage(message)
+            .addDetails(com.google.protobuf.Any.pack(
+                ErrorInfo.newBuilder().setDomain(DOMAIN).setReason(TOO_LARGE).build()))
+            .build();
+    return StatusProto.toStatusRuntimeException(status);
   }
 }

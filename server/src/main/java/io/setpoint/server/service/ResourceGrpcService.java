@@ -77,7 +77,7 @@ public final class ResourceGrpcService extends ResourceServiceGrpc.ResourceServi
       out.onError(Errors.toStatus(e));
       return;
     }
-    streamer.stream(watch, (ServerCallStreamObserver<WatchEvent>) out);
+    streamer.stream(watch, new GrpcWatchSink((ServerCallStreamObserver<WatchEvent>) out));
   }
 
   private static <Q, R> void unary(

@@ -285,7 +285,8 @@ public final class ResourceHandler {
     Violations v = Violations.at("");
     Tenancy tenancy = validator.tenancy(v.field("tenancy"), req.getTenancy(), reg, true);
     RequestValidator.namePrefix(v, "name_prefix", req.getNamePrefix());
-    if (req.getPageSize() > limits.maxPageSize()) {
+    // page_size is a uint32: compare unsigned, so 4294967295 is too large rather than negative.
+    if (Integer.compareUnsigned(req.getPageSize(), limits.maxPageSize()) > 0) {
       v.add("page_size", "max", "must be at most " + limits.maxPageSize());
     }
     v.throwIfAny();
@@ -475,7 +476,7 @@ public final class ResourceHandler {
   private void checkSize(Resource resource) {
     int size = resource.getSerializedSize();
     if (size > limits.maxResourceBytes()) {
-      throw Errors.resourceExhausted(
+      throw Errors.tooLarge(
           "resource: encodes to " + size + " bytes; at most " + limits.maxResourceBytes() + " are allowed");
     }
   }

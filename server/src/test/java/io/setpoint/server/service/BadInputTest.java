@@ -30,9 +30,6 @@ import io.setpoint.demo.v1.RecordLabel;
 import io.setpoint.demo.v2.Album;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.demo.v2.Track;
-import io.setpoint.resource.Registration;
-import io.setpoint.storage.Consistency;
-import java.io.ByteArrayOutputStream;
 import java.util.List;
 import java.util.function.Function;
 import java.util.stream.IntStream;
@@ -98,17 +95,8 @@ class BadInputTest {
     }
   }
 
-  /** The revision plus every stored resource, encoded: equal bytes mean an unchanged store. */
   private static byte[] storeBytes() {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    out.writeBytes(Long.toString(live.backend().revision()).getBytes());
-    for (Registration<?> reg : live.agent().registry().types()) {
-      for (Resource r : live.backend().list(Consistency.STRONG, reg.type(),
-          Tenancies.wildcard(reg.scope()), "", 0, "").resources()) {
-        out.writeBytes(r.toByteArray());
-      }
-    }
-    return out.toByteArray();
+    return live.storeBytes();
   }
 
   // ---- request builders ----

@@ -5,12 +5,17 @@ import com.google.protobuf.Message;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.setpoint.api.Ids;
+import io.setpoint.api.Tenancies;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.ResourceServiceGrpc;
 import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.WriteRequest;
 import io.setpoint.demo.DemoTypes;
+import io.setpoint.resource.Registration;
+import io.setpoint.storage.Consistency;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import io.setpoint.server.agent.Agent;
 import java.util.concurrent.TimeUnit;
 import io.setpoint.storage.memory.MemoryBackend;
@@ -23,12 +28,12 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * A real agent with the demo types on a free port, and a plaintext gRPC channel to it, per test.
  * Register with {@code @RegisterExtension}: on an instance field, each test gets its own agent; on a
- * static field, the class shares one.
+ * static field, the class shares one. Public for the HTTP gateway's tests.
  */
-final class LiveAgent implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
+public final class LiveAgent implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
   /** Small limits, so the size checks are cheap to reach. */
-  static final int MAX_REQUEST_BYTES = 64 << 10;
-  static final ServiceLimits LIMITS = new ServiceLimits(16 << 10, 100, 1_000);
+  public static final int MAX_REQUEST_BYTES = 64 << 10;
+  public static final ServiceLimits LIMITS = new ServiceLimits(16 << 10, 100, 1_000);
 
   private final MemoryBackend backend = new MemoryBackend();
   private Agent agent;
@@ -72,32 +77,45 @@ final class LiveAgent implements BeforeAllCallback, AfterAllCallback, BeforeEach
     agent.close();
   }
 
-  MemoryBackend backend() {
+  public MemoryBackend backend() {
     return backend;
   }
 
-  ManagedChannel channel() {
+  public ManagedChannel channel() {
     return channel;
   }
 
-  Agent agent() {
+  public Agent agent() {
     return agent;
   }
 
-  ResourceServiceGrpc.ResourceServiceBlockingStub stub() {
+  public ResourceServiceGrpc.ResourceServiceBlockingStub stub() {
     return ResourceServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
   }
 
   /** Writes a resource of {@code type} named {@code name} in the default tenancy. */
-  Resource write(Type type, String name, Message data) {
+  public Resource write(Type type, String name, Message data) {
     return write(Resource.newBuilder().setId(Ids.of(type, name)).setData(Any.pack(data)).build());
   }
 
-  Resource write(Resource resource) {
+  public Resource write(Resource resource) {
     return stub().write(WriteRequest.newBuilder().setResource(resource).build()).getResource();
   }
 
-  static ID id(Type type, String name) {
+  public static ID id(Type type, String name) {
     return Ids.of(type, name);
+  }
+
+  /** The revision plus every stored resource, encoded: equal bytes mean an unchanged store. */
+  public byte[] storeBytes() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    out.writeBytes(Long.toString(backend.revision()).getBytes(StandardCharsets.UTF_8));
+    for (Registration<?> reg : agent.registry().types()) {
+      for (Resource r : backend.list(Consistency.STRONG, reg.type(),
+          Tenancies.wildcard(reg.scope()), "", 0, "").resources()) {
+        out.writeBytes(r.toByteArray());
+      }
+    }
+    return out.toByteArray();
   }
 }

@@ -1,0 +1,303 @@
+package io.setpoint.server.http;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.linecorp.armeria.common.AggregatedHttpRequest;
+import com.linecorp.armeria.common.HttpMethod;
+import com.linecorp.armeria.common.HttpRequest;
+import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.HttpStatus;
+import com.linecorp.armeria.common.MediaType;
+import com.linecorp.armeria.server.HttpService;
+import com.linecorp.armeria.server.ServiceBindingBuilder;
+import com.linecorp.armeria.server.ServiceRequestContext;
+import io.grpc.Status;
+import io.setpoint.api.Types;
+import io.setpoint.api.v1.DeleteRequest;
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.ListByOwnerRequest;
+import io.setpoint.api.v1.ListRequest;
+import io.setpoint.api.v1.ReadRequest;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.Tenancy;
+import io.setpoint.api.v1.Type;
+import io.setpoint.api.v1.WatchListRequest;
+import io.setpoint.api.v1.WriteRequest;
+import io.setpoint.api.v1.WriteStatusRequest;
+import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.Registration;
+import io.setpoint.resource.Registry;
+import io.setpoint.resource.ValidationException;
+import io.setpoint.resource.Violations;
+import io.setpoint.server.service.FilteredWatch;
+import io.setpoint.server.service.ResourceHandler;
+import io.setpoint.server.service.WatchStreamer;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+
+/**
+ * The HTTP/JSON face of the resource service, under {@code /api} on the agent's port. Every route
+ * calls the same {@link ResourceHandler} method as the gRPC service, with the caller's {@link
+ * Authorizer} from a {@link CallerResolver}, on a virtual thread:
+ *
+ * <pre>
+ * GET    /api/{group}/{version}/{kind}                    List (partition, namespace, name_prefix,
+ *                                                         page_size, page_token, consistent)
+ * GET    /api/{group}/{version}/{kind}?watch=true         WatchList as server-sent events
+ *                                                         (partition, namespace, name_prefix; Last-Event-ID)
+ * GET    /api/{group}/{version}/{kind}/{name}             Read (partition, namespace, uid, consistent)
+ * PUT    /api/{group}/{version}/{kind}/{name}             Write (partition, namespace, uid, version)
+ * DELETE /api/{group}/{version}/{kind}/{name}             Delete (partition, namespace, uid, version)
+ * PUT    /api/{group}/{version}/{kind}/{name}/status/{key} WriteStatus (partition, namespace, uid, version)
+ * GET    /api/{group}/{version}/{kind}/{name}/owned       ListByOwner (partition, namespace, uid)
+ * GET    /api/types                                       the served types, with JSON Schemas
+ * GET    /api/openapi.json                                an OpenAPI 3.1 document
+ * </pre>
+ *
+ * <p>Bodies and answers follow protobuf's canonical JSON mapping, a resource's data without its
+ * {@code @type}; failures are JSON error bodies with HTTP statuses mapped from the gRPC codes (see
+ * docs/http-api.md). Bind it with {@code serverBuilder.withRoute(gateway::bind)}.
+ */
+public final class HttpGateway implements HttpService {
+  private static final String PREFIX = "/api/";
+  private static final Set<String> LIST =
+      Set.of("partition", "namespace", "name_prefix", "page_size", "page_token", "consistent", "watch");
+  private static final Set<String> WATCH = Set.of("partition", "namespace", "name_prefix", "watch");
+  private static final Set<String> READ = Set.of("partition", "namespace", "uid", "consistent");
+  private static final Set<String> WRITE = Set.of("partition", "namespace", "uid", "version");
+  private static final Set<String> OWNED = Set.of("partition", "namespace", "uid");
+
+  private final Registry registry;
+  private final ResourceHandler handler;
+  private final WatchStreamer streamer;
+  private final CallerResolver callers;
+  private final int maxRequestBytes;
+  private final ProtoJson json;
+  private final ObjectNode types;
+  private final ObjectNode openApi;
+  private final Executor blocking =
+      Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("setpoint-http-", 0).factory());
+
+  /**
+   * @param registry the types; those registered with {@code http(false)} are not served
+   * @param maxRequestBytes the largest request body read; larger ones get 413
+   */
+  public HttpGateway(
+      Registry registry, ResourceHandler handler, WatchStreamer streamer, CallerResolver callers, int maxRequestBytes) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.handler = Objects.requireNonNull(handler, "handler");
+    this.streamer = Objects.requireNonNull(streamer, "streamer");
+    this.callers = Objects.requireNonNull(callers, "callers");
+    this.maxRequestBytes = maxRequestBytes;
+    this.json = new ProtoJson(registry);
+    List<Registration<?>> served = registry.types().stream().filter(Registration::http).toList();
+    this.types = ApiDocuments.types(served);
+    this.openApi = ApiDocuments.openApi(served);
+  }
+
+  /** Binds the gateway under {@code /api}, with its body limit and JSON answers to protocol errors. */
+  public void bind(ServiceBindingBuilder route) {
+    route.pathPrefix("/api")
+        .maxRequestLength(maxRequestBytes)
+        .errorHandler(JsonErrors.serviceErrorHandler())
+        .build(this);
+  }
+
+  @Override
+  public HttpResponse serve(ServiceRequestContext ctx, HttpRequest req) {
+    return HttpResponse.of(req.aggregate()
+        .thenApplyAsync(request -> route(ctx, request), blocking)
+        .exceptionally(JsonErrors::response));
+  }
+
+  private HttpResponse route(ServiceRequestContext ctx, AggregatedHttpRequest req) {
+    List<String> segments = segments(ctx.path());
+    HttpMethod method = req.method();
+    if (segments.size() == 1 && segments.get(0).equals("types")) {
+      only(method, HttpMethod.GET);
+      return Json.response(HttpStatus.OK, types);
+    }
+    if (segments.size() == 1 && segments.get(0).equals("openapi.json")) {
+      only(method, HttpMethod.GET);
+      return Json.response(HttpStatus.OK, openApi);
+    }
+    if (segments.size() < 3) {
+      throw HttpProblem.notFound("no route " + ctx.path() + "; see GET /api/openapi.json");
+    }
+    Registration<?> reg = registration(segments);
+    Type type = reg.type();
+    Authorizer authz = callers.resolve(req.headers());
+    if (segments.size() == 3) {
+      only(method, HttpMethod.GET);
+      return list(ctx, req, authz, type);
+    }
+    String name = segments.get(3);
+    if (segments.size() == 4) {
+      if (method == HttpMethod.GET) {
+        Query q = Query.of(ctx.queryParams(), READ);
+        return ok(handler.read(authz, ReadRequest.newBuilder()
+            .setId(id(type, name, q)).setConsistent(q.flag("consistent")).build()).getResource());
+      }
+      if (method == HttpMethod.PUT) {
+        return ok(handler.write(authz, WriteRequest.newBuilder()
+            .setResource(resource(reg, name, Query.of(ctx.queryParams(), WRITE), req)).build()).getResource());
+      }
+      if (method == HttpMethod.DELETE) {
+        Query q = Query.of(ctx.queryParams(), WRITE);
+        return ok(handler.delete(authz, DeleteRequest.newBuilder()
+            .setId(id(type, name, q)).setVersion(q.string("version")).build()));
+      }
+      throw methodNotAllowed(method, "GET, PUT, DELETE");
+    }
+    if (segments.size() == 5 && segments.get(4).equals("owned")) {
+      only(method, HttpMethod.GET);
+      return owned(authz, type, name, Query.of(ctx.queryParams(), OWNED));
+    }
+    if (segments.size() >= 6 && segments.get(4).equals("status")) {
+      only(method, HttpMethod.PUT);
+      Query q = Query.of(ctx.queryParams(), WRITE);
+      checkJson(req);
+      return ok(handler.writeStatus(authz, WriteStatusRequest.newBuilder()
+          .setId(id(type, name, q))
+          .setKey(String.join("/", segments.subList(5, segments.size())))
+          .setStatus(json.status(ProtoJson.object(req.content().array(), "status")))
+          .setVersion(q.string("version"))
+          .build()).getResource());
+    }
+    throw HttpProblem.notFound("no route " + ctx.path() + "; see GET /api/openapi.json");
+  }
+
+  private HttpResponse list(ServiceRequestContext ctx, AggregatedHttpRequest req, Authorizer authz, Type type) {
+    Query q = Query.of(ctx.queryParams(), LIST);
+    if (q.flag("watch")) {
+      q = Query.of(ctx.queryParams(), WATCH);
+      long since = lastEventId(req);
+      FilteredWatch watch = handler.watchList(authz, WatchListRequest.newBuilder()
+          .setType(type).setTenancy(tenancy(q)).setNamePrefix(q.string("name_prefix")).setSinceRevision(since).build());
+      SseWatch sse = new SseWatch(json, since == 0);
+      streamer.stream(watch, sse);
+      return sse.response();
+    }
+    return ok(handler.list(authz, ListRequest.newBuilder()
+        .setType(type)
+        .setTenancy(tenancy(q))
+        .setNamePrefix(q.string("name_prefix"))
+        .setPageSize(q.uint32("page_size"))
+        .setPageToken(q.string("page_token"))
+        .setConsistent(q.flag("consistent"))
+        .build()));
+  }
+
+  /** The owner's children; without {@code uid}, those of its current incarnation. */
+  private HttpResponse owned(Authorizer authz, Type type, String name, Query q) {
+    ID owner = id(type, name, q);
+    if (owner.getUid().isEmpty()) {
+      owner = handler.read(authz, ReadRequest.newBuilder().setId(owner).build()).getResource().getId();
+    }
+    return ok(handler.listByOwner(authz, ListByOwnerRequest.newBuilder().setOwner(owner).build()));
+  }
+
+  /**
+   * The resource of a PUT: the body, its id from the URL. The body may repeat what the URL says
+   * (a document read can be written back as is) but not contradict it.
+   */
+  private Resource resource(Registration<?> reg, String name, Query q, AggregatedHttpRequest req) {
+    checkJson(req);
+    Resource body = json.resource(ProtoJson.object(req.content().array(), "resource"), reg);
+    ID given = body.getId();
+    Violations v = Violations.at("resource");
+    agree(v, "id.type", given.hasType() ? Types.format(given.getType()) : "", Types.format(reg.type()));
+    agree(v, "id.name", given.getName(), name);
+    ID id = ID.newBuilder()
+        .setType(reg.type())
+        .setName(name)
+        .setTenancy(Tenancy.newBuilder()
+            .setPartition(agree(v, "id.tenancy.partition", given.getTenancy().getPartition(), q.string("partition")))
+            .setNamespace(agree(v, "id.tenancy.namespace", given.getTenancy().getNamespace(), q.string("namespace"))))
+        .setUid(agree(v, "id.uid", given.getUid(), q.string("uid")))
+        .build();
+    String version = agree(v, "version", body.getVersion(), q.string("version"));
+    v.throwIfAny();
+    return body.toBuilder().setId(id).setVersion(version).build();
+  }
+
+  /** What the URL says, or else the body; a violation when both say different things. */
+  private static String agree(Violations v, String field, String fromBody, String fromUrl) {
+    if (!fromBody.isEmpty() && !fromUrl.isEmpty() && !fromBody.equals(fromUrl)) {
+      v.add(field, "url", "\"" + fromBody + "\" contradicts \"" + fromUrl + "\" from the URL; leave it out or make them agree");
+    }
+    return fromUrl.isEmpty() ? fromBody : fromUrl;
+  }
+
+  private Registration<?> registration(List<String> segments) {
+    Type type = Types.of(segments.get(0), segments.get(1), segments.get(2));
+    return registry.resolve(type).filter(Registration::http).orElseThrow(() -> HttpProblem.notFound(
+        "unknown type " + Types.format(type) + ": this server serves no such type over HTTP; GET /api/types lists those it does"));
+  }
+
+  private static ID id(Type type, String name, Query q) {
+    return ID.newBuilder().setType(type).setName(name).setTenancy(tenancy(q)).setUid(q.string("uid")).build();
+  }
+
+  private static Tenancy tenancy(Query q) {
+    return Tenancy.newBuilder().setPartition(q.string("partition")).setNamespace(q.string("namespace")).build();
+  }
+
+  private static long lastEventId(AggregatedHttpRequest req) {
+    String value = req.headers().get("last-event-id");
+    if (value == null || value.isBlank()) {
+      return 0;
+    }
+    try {
+      return Long.parseUnsignedLong(value.trim());
+    } catch (NumberFormatException e) {
+      throw ValidationException.of("Last-Event-ID", "revision", "\"" + value + "\" must be the id of an event of an earlier watch (a store revision)");
+    }
+  }
+
+  private HttpResponse ok(com.google.protobuf.MessageOrBuilder message) {
+    return Json.response(HttpStatus.OK, json.print(message));
+  }
+
+  /** A body, when given a content type, must be JSON in UTF-8. */
+  private static void checkJson(AggregatedHttpRequest req) {
+    MediaType type = req.contentType();
+    if (type == null) {
+      return;
+    }
+    boolean json = type.type().equals("application") && (type.subtype().equals("json") || type.subtype().endsWith("+json"));
+    if (!json || (type.charset() != null && !type.charset().equals(StandardCharsets.UTF_8))) {
+      throw new HttpProblem(HttpStatus.UNSUPPORTED_MEDIA_TYPE, Status.Code.INVALID_ARGUMENT,
+          "Content-Type " + type + " is not supported: send application/json (UTF-8)");
+    }
+  }
+
+  private static void only(HttpMethod method, HttpMethod allowed) {
+    if (method != allowed) {
+      throw methodNotAllowed(method, allowed.name());
+    }
+  }
+
+  private static HttpProblem methodNotAllowed(HttpMethod method, String allowed) {
+    return new HttpProblem(HttpStatus.METHOD_NOT_ALLOWED, Status.Code.UNIMPLEMENTED,
+        method + " is not allowed here; this route takes " + allowed);
+  }
+
+  /** The decoded path segments after {@code /api/}; %2F within a segment stays in it. */
+  private static List<String> segments(String path) {
+    String rest = path.startsWith(PREFIX) ? path.substring(PREFIX.length()) : "";
+    List<String> out = new ArrayList<>();
+    for (String segment : rest.split("/", -1)) {
+      if (segment.isEmpty()) {
+        throw HttpProblem.notFound("no route " + path + ": empty path segment; see GET /api/openapi.json");
+      }
+      out.add(URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+}

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
 /** {@code setpoint agent}, run in-process. */
 @Timeout(60)
 class AgentCommandTest {
-  private static final Pattern LISTENING = Pattern.compile("Setpoint agent listening on 127\\.0\\.0\\.1:(\\d+) \\(gRPC\\)");
+  private static final Pattern LISTENING = Pattern.compile("Setpoint agent listening on 127\\.0\\.0\\.1:(\\d+) \\(gRPC, HTTP/JSON under /api\\)");
 
   private final Logger agentLog = (Logger) LoggerFactory.getLogger(Agent.class);
   private final ListAppender<ILoggingEvent> logged = new ListAppender<>();

@@ -1,5 +1,10 @@
 package io.setpoint.client;
 
+import io.setpoint.api.operator.v1.ListPeersRequest;
+import io.setpoint.api.operator.v1.ListPeersResponse;
+import io.setpoint.api.operator.v1.OperatorServiceGrpc;
+import io.setpoint.api.operator.v1.TransferLeaderRequest;
+import io.setpoint.api.operator.v1.TransferLeaderResponse;
 import io.setpoint.api.v1.DeleteRequest;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.ListByOwnerRequest;
@@ -139,6 +144,17 @@ public final class AsyncSetpointClient {
   /** The types the server serves, with the descriptors of their data messages. */
   public CompletableFuture<ListTypesResponse> types() {
     return rpc.unary(TypeServiceGrpc.getListTypesMethod(), ListTypesRequest.getDefaultInstance(), r -> r);
+  }
+
+  /** The store's Raft members; see {@link SetpointClient#raftPeers()}. */
+  public CompletableFuture<ListPeersResponse> raftPeers() {
+    return rpc.unary(OperatorServiceGrpc.getListPeersMethod(), ListPeersRequest.getDefaultInstance(), r -> r);
+  }
+
+  /** Moves Raft leadership; see {@link SetpointClient#transferRaftLeader(String)}. */
+  public CompletableFuture<String> transferRaftLeader(String to) {
+    TransferLeaderRequest request = TransferLeaderRequest.newBuilder().setTo(to).build();
+    return rpc.unary(OperatorServiceGrpc.getTransferLeaderMethod(), request, TransferLeaderResponse::getLeader);
   }
 
   /**

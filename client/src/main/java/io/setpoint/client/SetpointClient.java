@@ -6,6 +6,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
+import io.setpoint.api.operator.v1.ListPeersResponse;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.ListRequest;
 import io.setpoint.api.v1.ListResponse;
@@ -172,6 +173,22 @@ public final class SetpointClient implements AutoCloseable {
    */
   public ListTypesResponse types() {
     return Rpc.await(async.types());
+  }
+
+  /**
+   * The members of the agent's replicated store, as the agent knows them, and which one leads.
+   * Needs {@code operator:read}; {@code FAILED_PRECONDITION} from an agent with the in-memory store.
+   */
+  public ListPeersResponse raftPeers() {
+    return Rpc.await(async.raftPeers());
+  }
+
+  /**
+   * Moves Raft leadership to the member {@code to} (empty: any other member) and returns the member
+   * that leads afterwards. Needs {@code operator:write}.
+   */
+  public String transferRaftLeader(String to) {
+    return Rpc.await(async.transferRaftLeader(to));
   }
 
   /** Closes the connection, cancelling calls and watches still in flight. Idempotent. */

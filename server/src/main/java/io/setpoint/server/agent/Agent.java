@@ -5,6 +5,7 @@ import com.linecorp.armeria.common.grpc.GrpcSerializationFormats;
 import com.linecorp.armeria.server.grpc.GrpcService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.setpoint.resource.Registry;
+import io.setpoint.server.operator.OperatorGrpcService;
 import io.setpoint.server.http.CallerResolver;
 import io.setpoint.server.http.HttpGateway;
 import io.setpoint.server.service.CallerAuthorizer;
@@ -14,6 +15,7 @@ import io.setpoint.server.service.ServiceLimits;
 import io.setpoint.server.service.TypeGrpcService;
 import io.setpoint.server.service.WatchStreamer;
 import io.setpoint.storage.Backend;
+import io.setpoint.storage.Replication;
 import io.setpoint.storage.memory.MemoryBackend;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
@@ -25,6 +27,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.setpoint.client.SetpointClient;
+import io.setpoint.controller.manager.Leadership;
 import io.setpoint.controller.manager.Manager;
 import io.setpoint.controller.time.Ticker;
 import io.setpoint.resource.CoreTypes;
@@ -215,6 +218,7 @@ public final class Agent implements AutoCloseable {
       CoreTypes.register(registry);
       types.accept(registry);
       Backend store = backend != null ? backend : new MemoryBackend();
+      Replication replication = store instanceof Replication r ? r : null;
       ResourceHandler handler = new ResourceHandler(registry, store, clock, limits);
       WatchStreamer streamer = new WatchStreamer();
       ResourceGrpcService resources = new ResourceGrpcService(handler, streamer);
@@ -224,6 +228,7 @@ public final class Agent implements AutoCloseable {
           GrpcService.builder()
               .addService(resources)
               .addService(typeService)
+              .addService(new OperatorGrpcService(replication))
               .addService(ProtoReflectionServiceV1.newInstance())
               .intercept(CallerAuthorizer.allowAll())
               // Binary protobuf only: JSON is the HTTP gateway's job, with the canonical mapping.
@@ -261,6 +266,7 @@ public final class Agent implements AutoCloseable {
       SetpointClient local =
           SetpointClient.over(InProcessChannelBuilder.forName(inProcessName).build(), "in-process");
       Manager manager = Manager.builder()
+          .leadership(replication == null ? Leadership.always() : new StoreLeadership(replication))
           .client(local)
           .clock(clock)
           .ticker(ticker)

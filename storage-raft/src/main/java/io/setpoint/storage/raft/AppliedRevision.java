@@ -1,0 +1,64 @@
+package io.setpoint.storage.raft;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The store revision this member has applied, and waits for it to reach a given one: a write
+ * answered by the leader returns only once this member shows it, so a caller reads its own writes
+ * on the member it wrote through.
+ */
+final class AppliedRevision {
+  private volatile long applied;
+  private final ConcurrentSkipListMap<Long, CompletableFuture<Void>> waiting =
+      new ConcurrentSkipListMap<>();
+
+  long get() {
+    return applied;
+  }
+
+  /** Called by the applier once everything up to {@code revision} is readable. */
+  void advance(long revision) {
+    applied = revision;
+    // A waiter registers, then re-reads `applied`; this writes `applied`, then scans: one of the
+    // two always sees the other.
+    if (!waiting.isEmpty()) {
+      ConcurrentNavigableMap<Long, CompletableFuture<Void>> reached = waiting.headMap(revision, true);
+      for (Map.Entry<Long, CompletableFuture<Void>> e : reached.entrySet()) {
+        e.getValue().complete(null);
+      }
+      reached.clear();
+    }
+  }
+
+  /**
+   * Waits until {@code revision} is applied.
+   *
+   * @return false when it was not within {@code timeout}
+   */
+  boolean await(long revision, Duration timeout) throws InterruptedException {
+    if (applied >= revision) {
+      return true;
+    }
+    CompletableFuture<Void> reached = waiting.computeIfAbsent(revision, r -> new CompletableFuture<>());
+    if (applied >= revision) {
+      reached.complete(null);
+      waiting.remove(revision, reached);
+      return true;
+    }
+    try {
+      reached.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      return true;
+    } catch (TimeoutException e) {
+      return false;
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+}

@@ -1,0 +1,426 @@
+package io.setpoint.storage.raft;
+
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.Tenancy;
+import io.setpoint.api.v1.Type;
+import io.setpoint.storage.Backend;
+import io.setpoint.storage.Consistency;
+import io.setpoint.storage.Page;
+import io.setpoint.storage.Replication;
+import io.setpoint.storage.StorageException;
+import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.Watch;
+import io.setpoint.storage.engine.Query;
+import io.setpoint.storage.raft.v1.BatchReply;
+import io.setpoint.storage.raft.v1.Delete;
+import io.setpoint.storage.raft.v1.Op;
+import io.setpoint.storage.raft.v1.Outcome;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Comparator;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The replicated, durable {@link Backend}: one member of a Raft cluster (Apache Ratis) whose state
+ * machine holds the indexed store. A cluster of one member with a data directory is the durable
+ * embedded store; three or five members tolerate one or two failures.
+ *
+ * <ul>
+ *   <li>Writes from any member go to the leader through Ratis and are applied by every member in
+ *       log order; concurrent writes share log entries (group commit). A write returns once this
+ *       member has applied it, so the caller reads its own writes here.
+ *   <li>{@link Consistency#EVENTUAL} reads, {@link #listByOwner} and watches are served from this
+ *       member's applied state. {@link Consistency#STRONG} reads are linearizable: this member
+ *       first catches up to the leader's commit index (Raft ReadIndex; the leader's lease when
+ *       enabled).
+ *   <li>A watch is notified only after its change is readable here. When this member is brought up
+ *       to date by a snapshot from the leader instead of the log, its watches close with {@code
+ *       WATCH_CLOSED} and resuming them fails with {@code COMPACTED}: list or watch afresh.
+ * </ul>
+ *
+ * <p>A write that times out or loses its leader mid-way fails with {@code UNAVAILABLE}; it may
+ * still have been applied, as with any consensus store.
+ *
+ * <p>As {@link Replication} it tells who leads, so singleton work can follow the leader. Leadership
+ * is Raft's view: during a partition a deposed leader may learn late that it lost, so work that
+ * follows it must still write with compare-and-swap.
+ */
+public final class RaftBackend implements Backend, Replication {
+  private static final Logger log = LoggerFactory.getLogger(RaftBackend.class);
+  /** How often a leadership transfer checks whether this member has heard of the new leader. */
+  private static final Duration POLL = Duration.ofMillis(10);
+
+  private final RaftConfig config;
+  private final RaftPeerId self;
+  private final ReplicatedStore store;
+  private final Leadership leadership;
+  private final RaftServer server;
+  private final RaftClient client;
+  private final WriteBatcher writes;
+  private final ReadBarrier reads;
+  private final Duration timeout;
+  private volatile boolean closed;
+
+  private RaftBackend(RaftConfig config, ReplicatedStore store, Leadership leadership, RaftServer server, RaftClient client) {
+    this.config = config;
+    this.self = RatisSettings.peerId(config.nodeName());
+    this.store = store;
+    this.leadership = leadership;
+    this.server = server;
+    this.client = client;
+    this.timeout = config.tuning().requestTimeout();
+    RaftTuning t = config.tuning();
+    this.writes = new WriteBatcher(this::replicate, t.maxBatchOps(), t.maxBatchBytes(), t.maxBatchesInFlight());
+    this.reads = new ReadBarrier(this::readIndex);
+  }
+
+  /**
+   * Starts this member: recovers its state from the data directory (latest snapshot, then the log)
+   * or creates it, and joins the cluster. Returns without waiting for a leader; requests wait for
+   * one, up to the request timeout.
+   *
+   * @throws UncheckedIOException when the data directory or the port cannot be used
+   */
+  public static RaftBackend start(RaftConfig config) {
+    ReplicatedStore store = new ReplicatedStore(config.limits());
+    Leadership leadership = new Leadership();
+    RaftGroup group = RatisSettings.group(config);
+    var properties = RatisSettings.properties(config);
+    RaftServer server = null;
+    try {
+      server =
+          RaftServer.newBuilder()
+              .setServerId(RatisSettings.peerId(config.nodeName()))
+              .setGroup(group)
+              .setStateMachine(new StoreStateMachine(store, leadership))
+              .setProperties(properties)
+              // Recovers an existing data directory, formats a new one.
+              .setOption(RaftStorage.StartupOption.RECOVER)
+              .build();
+      server.start();
+      RaftClient client =
+          RaftClient.newBuilder()
+              .setProperties(properties)
+              .setRaftGroup(group)
+              .setRetryPolicy(RatisSettings.retryPolicy(config.tuning()))
+              .build();
+      return new RaftBackend(config, store, leadership, server, client);
+    } catch (IOException e) {
+      closeQuietly(server);
+      leadership.close();
+      throw new UncheckedIOException("cannot start Raft member " + config.nodeName() + " in " + config.dataDir(), e);
+    } catch (RuntimeException e) {
+      closeQuietly(server);
+      leadership.close();
+      throw e;
+    }
+  }
+
+  // ---- Backend
+
+  @Override
+  public Resource read(Consistency consistency, ID id) {
+    checkOpen();
+    if (consistency == Consistency.STRONG) {
+      catchUp();
+    }
+    return store.index().read(id);
+  }
+
+  @Override
+  public Resource writeCas(Resource resource) {
+    Outcome outcome = submit(Op.newBuilder().setWrite(resource).build());
+    return switch (outcome.getResultCase()) {
+      case WRITTEN -> resource.toBuilder().setVersion(Long.toString(outcome.getRevision())).build();
+      case FAILURE -> throw refused(outcome);
+      default -> throw unexpected(outcome);
+    };
+  }
+
+  @Override
+  public Resource deleteCas(ID id, String version) {
+    Outcome outcome =
+        submit(Op.newBuilder().setDelete(Delete.newBuilder().setId(id).setVersion(version)).build());
+    return switch (outcome.getResultCase()) {
+      case DELETED -> outcome.getDeleted();
+      case NOTHING_DELETED -> null;
+      case FAILURE -> throw refused(outcome);
+      default -> throw unexpected(outcome);
+    };
+  }
+
+  @Override
+  public Page list(
+      Consistency consistency, Type type, Tenancy tenancy, String namePrefix, int limit, String pageToken) {
+    checkOpen();
+    if (consistency == Consistency.STRONG) {
+      catchUp();
+    }
+    return store.index().list(new Query(type, tenancy, namePrefix), limit, pageToken);
+  }
+
+  /** Served from this member's applied state, which includes every write made through it. */
+  @Override
+  public List<Resource> listByOwner(ID owner) {
+    checkOpen();
+    return store.index().listByOwner(owner);
+  }
+
+  @Override
+  public Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
+    checkOpen();
+    return store.watch(new Query(type, tenancy, namePrefix), sinceRevision);
+  }
+
+  // ---- Replication
+
+  @Override
+  public String nodeName() {
+    return config.nodeName();
+  }
+
+  @Override
+  public List<Member> members() {
+    try {
+      RaftServer.Division division = server.getDivision(RatisSettings.GROUP_ID);
+      RaftPeerId leader = division.getInfo().getLeaderId();
+      return division.getRaftConf().getCurrentPeers().stream()
+          .map(p -> new Member(p.getId().toString(), p.getAddress(), p.getId().equals(leader)))
+          .sorted(Comparator.comparing(Member::name))
+          .toList();
+    } catch (IOException e) {
+      throw new StorageException(Reason.UNAVAILABLE, "this member is not running: " + e.getMessage());
+    }
+  }
+
+  /** True when this member is the Raft leader and has applied every entry of earlier terms. */
+  @Override
+  public boolean isLeader() {
+    DivisionInfo info = info();
+    return info != null && info.isLeader() && info.isLeaderReady();
+  }
+
+  /** The node name of the leader this member knows of, if any. */
+  public Optional<String> leader() {
+    DivisionInfo info = info();
+    return info == null ? Optional.empty() : Optional.ofNullable(info.getLeaderId()).map(RaftPeerId::toString);
+  }
+
+  /**
+   * Tells {@code listener} whether this member leads (true once it leads and has applied every
+   * entry of earlier terms), now and on every change, one call at a time from one thread of the
+   * backend, until the returned handle is closed or the backend closes (which tells it false). A
+   * listener should return quickly.
+   */
+  @Override
+  public AutoCloseable onLeadershipChange(Consumer<Boolean> listener) {
+    return leadership.add(listener);
+  }
+
+  @Override
+  public String transferLeadership(String to, Duration timeout) {
+    checkOpen();
+    List<Member> members = members();
+    String current = members.stream().filter(Member::leader).map(Member::name).findFirst().orElse(null);
+    String target = to;
+    if (target.isEmpty()) {
+      target = members.stream().map(Member::name).filter(n -> !n.equals(current)).findFirst()
+          .orElseThrow(() -> new StorageException(Reason.UNAVAILABLE, "there is no other member to lead"));
+    } else if (members.stream().noneMatch(m -> m.name().equals(to))) {
+      throw new StorageException(Reason.NOT_FOUND, "no member " + to + " in " + members);
+    }
+    if (target.equals(current)) {
+      return target;
+    }
+    RaftClientReply reply;
+    try {
+      reply = client.admin().transferLeadership(RaftPeerId.valueOf(target), timeout.toMillis());
+    } catch (IOException e) {
+      throw new StorageException(Reason.UNAVAILABLE, "leadership did not move to " + target + ": " + e);
+    }
+    checkReply(reply, "leadership transfer to " + target);
+    // The old leader has stepped down for the target; wait until this member has heard of it.
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!leader().equals(Optional.of(target))) {
+      if (System.nanoTime() > deadline) {
+        throw new StorageException(Reason.UNAVAILABLE, "leadership did not reach " + target + " within " + timeout);
+      }
+      LockSupport.parkNanos(POLL.toNanos());
+    }
+    return target;
+  }
+
+  /** The store revision this member has applied. */
+  public long revision() {
+    return store.applied().get();
+  }
+
+  /** Closes every watch, leaves the cluster (the data directory stays) and releases the port. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    writes.close();
+    store.close();
+    closeQuietly(client);
+    closeQuietly(server);
+    leadership.close();
+  }
+
+  // ---- internals
+
+  /** The index of the last Raft log entry this member applied (for tests of group commit). */
+  long lastAppliedLogIndex() {
+    DivisionInfo info = info();
+    return info == null ? 0 : info.getLastAppliedIndex();
+  }
+
+  /** The index of the oldest Raft log entry this member still holds (for tests of purging). */
+  long logStartIndex() {
+    try {
+      return server.getDivision(RatisSettings.GROUP_ID).getRaftLog().getStartIndex();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private DivisionInfo info() {
+    try {
+      return server.getDivision(RatisSettings.GROUP_ID).getInfo();
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  private Outcome submit(Op op) {
+    checkOpen();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    Outcome outcome = await(writes.submit(op), deadline, "write");
+    // Read-your-writes on this member: the leader answered; wait until this member applied it too.
+    try {
+      if (!store.applied().await(outcome.getRevision(), remaining(deadline))) {
+        log.warn(
+            "write applied at revision {} but this member is still at {}",
+            outcome.getRevision(),
+            store.applied().get());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return outcome;
+  }
+
+  /** Waits until this member has applied everything committed before now. */
+  private void catchUp() {
+    await(reads.await(), System.nanoTime() + timeout.toNanos(), "strong read");
+  }
+
+  private CompletableFuture<BatchReply> replicate(io.setpoint.storage.raft.v1.Batch batch) {
+    Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(batch.toByteArray()));
+    return client.async().send(message).thenApply(reply -> {
+      checkReply(reply, "write");
+      try {
+        return BatchReply.parseFrom(reply.getMessage().getContent().asReadOnlyByteBuffer());
+      } catch (IOException e) {
+        throw new IllegalStateException("unreadable reply from the leader", e);
+      }
+    });
+  }
+
+  private CompletableFuture<Void> readIndex() {
+    return client.async()
+        .sendReadOnlyUnordered(Message.EMPTY, self)
+        .thenAccept(reply -> checkReply(reply, "strong read"));
+  }
+
+  private static void checkReply(RaftClientReply reply, String what) {
+    if (!reply.isSuccess()) {
+      throw new StorageException(
+          Reason.UNAVAILABLE, what + " failed in Raft: " + reply.getException());
+    }
+  }
+
+  private static <T> T await(Future<T> future, long deadline, String what) {
+    try {
+      return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      throw new StorageException(
+          Reason.UNAVAILABLE, what + " timed out (no leader, or no quorum?); it may still take effect");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StorageException(Reason.UNAVAILABLE, what + " interrupted");
+    } catch (ExecutionException e) {
+      throw unavailable(what, e.getCause());
+    }
+  }
+
+  private static StorageException unavailable(String what, Throwable cause) {
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof StorageException e) {
+      return e;
+    }
+    return new StorageException(Reason.UNAVAILABLE, what + " failed: " + cause);
+  }
+
+  private static Duration remaining(long deadline) {
+    return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+  }
+
+  private static RuntimeException refused(Outcome outcome) {
+    String reason = outcome.getFailure().getReason();
+    String message = outcome.getFailure().getMessage();
+    for (Reason r : Reason.values()) {
+      if (r.name().equals(reason)) {
+        return new StorageException(r, message);
+      }
+    }
+    return new IllegalStateException("applying failed (" + reason + "): " + message);
+  }
+
+  private static IllegalStateException unexpected(Outcome outcome) {
+    return new IllegalStateException("unexpected outcome " + outcome.getResultCase());
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new StorageException(Reason.UNAVAILABLE, "the store is shut down");
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    if (closeable == null) {
+      return;
+    }
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      log.warn("closing {} failed", closeable, e);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package io.setpoint.storage.raft;
+
+import io.setpoint.storage.engine.Limits;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What a member of a Raft cluster needs to start: who it is, where its data lives, and who its
+ * peers are.
+ *
+ * @param nodeName this member's name, unique in the cluster and stable across restarts
+ * @param dataDir where this member keeps its Raft log and snapshots; reused on restart
+ * @param raftPort the port this member's Raft RPC listens on
+ * @param peers every member of the cluster, this one included, by node name, as {@code host:port}
+ *     (the address other members dial); this member binds its own entry's host. Only read when the
+ *     data directory is new: afterwards membership comes from the replicated log
+ * @param limits the history and watch buffer bounds of the store
+ * @param tuning timeouts, snapshots and group commit
+ */
+public record RaftConfig(
+    String nodeName,
+    Path dataDir,
+    int raftPort,
+    Map<String, String> peers,
+    Limits limits,
+    RaftTuning tuning) {
+
+  public RaftConfig {
+    Objects.requireNonNull(nodeName, "nodeName");
+    Objects.requireNonNull(dataDir, "dataDir");
+    Objects.requireNonNull(peers, "peers");
+    Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(tuning, "tuning");
+    if (nodeName.isBlank()) {
+      throw new IllegalArgumentException("nodeName is blank");
+    }
+    if (raftPort < 1 || raftPort > 65_535) {
+      throw new IllegalArgumentException("raftPort " + raftPort + " is not a port");
+    }
+    if (!peers.containsKey(nodeName)) {
+      throw new IllegalArgumentException("peers " + peers.keySet() + " do not include this node " + nodeName);
+    }
+    peers.forEach(RaftConfig::checkAddress);
+    peers = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(peers));
+  }
+
+  /**
+   * A member of the cluster {@code peers} with default limits and tuning. An empty {@code peers}
+   * means a cluster of this node alone, at {@code 127.0.0.1:raftPort}.
+   */
+  public static RaftConfig of(String nodeName, Path dataDir, int raftPort, Map<String, String> peers) {
+    Map<String, String> members = peers.isEmpty() ? Map.of(nodeName, "127.0.0.1:" + raftPort) : peers;
+    return new RaftConfig(nodeName, dataDir, raftPort, members, Limits.DEFAULT, RaftTuning.DEFAULT);
+  }
+
+  /** This config with other store limits. */
+  public RaftConfig withLimits(Limits other) {
+    return new RaftConfig(nodeName, dataDir, raftPort, peers, other, tuning);
+  }
+
+  /** This config with other tuning. */
+  public RaftConfig withTuning(RaftTuning other) {
+    return new RaftConfig(nodeName, dataDir, raftPort, peers, limits, other);
+  }
+
+  /** The host part of this node's own peer address, which its Raft RPC binds. */
+  String bindHost() {
+    String own = peers.get(nodeName);
+    return own.substring(0, own.lastIndexOf(':'));
+  }
+
+  private static void checkAddress(String name, String address) {
+    int colon = address == null ? -1 : address.lastIndexOf(':');
+    if (name.isBlank() || colon < 1) {
+      throw new IllegalArgumentException("peer " + name + " has no host:port address: " + address);
+    }
+    try {
+      int port = Integer.parseInt(address.substring(colon + 1));
+      if (port < 1 || port > 65_535) {
+        throw new NumberFormatException();
+      }
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("peer " + name + " has no valid port: " + address);
+    }
+  }
+}

@@ -1,0 +1,218 @@
+package io.setpoint.storage.raft;
+
+import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.WatchEvent;
+import io.setpoint.storage.StorageException;
+import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.Watch;
+import io.setpoint.storage.engine.Entry;
+import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.Query;
+import io.setpoint.storage.engine.ResourceIndex;
+import io.setpoint.storage.engine.WatchHub;
+import io.setpoint.storage.raft.v1.Batch;
+import io.setpoint.storage.raft.v1.BatchReply;
+import io.setpoint.storage.raft.v1.Failure;
+import io.setpoint.storage.raft.v1.Op;
+import io.setpoint.storage.raft.v1.Outcome;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One member's copy of the store: the shared indexed store and watch fan-out, changed only by
+ * applying committed batches in log order (or by restoring a snapshot), so every member holds the
+ * same resources at the same revisions.
+ *
+ * <p>Applying never throws: a refused compare-and-swap is an {@link Outcome}, because an exception
+ * out of a Raft state machine stops the member.
+ */
+final class ReplicatedStore {
+  private static final Logger log = LoggerFactory.getLogger(ReplicatedStore.class);
+  private static final int SNAPSHOT_ATTEMPTS = 3;
+
+  private final Limits limits;
+  private final WatchHub hub;
+  /** Serialises applying with watch subscription, so a watch misses no event and sees none twice. */
+  private final ReentrantLock writer = new ReentrantLock();
+  private final AppliedRevision applied = new AppliedRevision();
+  /** Replaced whole when a snapshot is restored; readers use whichever they find. */
+  private volatile ResourceIndex index;
+  private volatile boolean closed;
+
+  ReplicatedStore(Limits limits) {
+    this.limits = limits;
+    this.hub = new WatchHub(limits);
+    this.index = new ResourceIndex(limits);
+  }
+
+  /** The current index, for lock-free reads. */
+  ResourceIndex index() {
+    return index;
+  }
+
+  AppliedRevision applied() {
+    return applied;
+  }
+
+  /** Applies a committed batch, op by op, and says what became of each. */
+  BatchReply apply(Batch batch) {
+    BatchReply.Builder reply = BatchReply.newBuilder();
+    writer.lock();
+    try {
+      for (Op op : batch.getOpsList()) {
+        reply.addOutcomes(applyOne(op));
+      }
+    } finally {
+      writer.unlock();
+    }
+    applied.advance(index.revision());
+    return reply.build();
+  }
+
+  private Outcome applyOne(Op op) {
+    ResourceIndex current = index;
+    try {
+      switch (op.getKindCase()) {
+        case WRITE -> {
+          Entry entry = current.write(op.getWrite());
+          hub.publish(entry);
+          return Outcome.newBuilder().setRevision(entry.revision()).setWritten(true).build();
+        }
+        case DELETE -> {
+          Entry tombstone = current.delete(op.getDelete().getId(), op.getDelete().getVersion());
+          if (tombstone == null) {
+            return Outcome.newBuilder().setRevision(current.revision()).setNothingDeleted(true).build();
+          }
+          hub.publish(tombstone);
+          return Outcome.newBuilder()
+              .setRevision(tombstone.revision())
+              .setDeleted(tombstone.resource())
+              .build();
+        }
+        default -> {
+          return failure(current, "INVALID", "log entry holds an operation of no known kind");
+        }
+      }
+    } catch (StorageException e) {
+      return failure(current, e.reason().name(), e.getMessage());
+    } catch (RuntimeException e) {
+      // A bug, not a refusal; every member hits it alike, since it depends on the op and state only.
+      log.error("applying {} failed", op.getKindCase(), e);
+      return failure(current, "INTERNAL", e.toString());
+    }
+  }
+
+  private static Outcome failure(ResourceIndex current, String reason, String message) {
+    return Outcome.newBuilder()
+        .setRevision(current.revision())
+        .setFailure(Failure.newBuilder().setReason(reason).setMessage(String.valueOf(message)))
+        .build();
+  }
+
+  /**
+   * Replaces the whole state with a snapshot's and closes every watch: their consumers saw a
+   * history this member no longer has, and resuming before {@code revision} is {@code COMPACTED},
+   * so they list or watch afresh.
+   */
+  void restore(long revision, List<Resource> resources) {
+    ResourceIndex restored = ResourceIndex.restore(limits, revision, resources);
+    writer.lock();
+    try {
+      index = restored;
+      hub.closeAll(
+          "this member's state was replaced by a snapshot at revision "
+              + revision
+              + "; events before it are gone, so list or watch afresh");
+    } finally {
+      writer.unlock();
+    }
+    applied.advance(revision);
+  }
+
+  /** Calls {@code action} with every live resource of the current revision; called by the applier. */
+  void forEachLive(Consumer<Resource> action) {
+    index.forEachLive(action);
+  }
+
+  /** See {@link io.setpoint.storage.Backend#watch}; served from this member's applied state. */
+  Watch watch(Query query, long sinceRevision) {
+    return sinceRevision == 0 ? watchWithSnapshot(query) : resume(query, sinceRevision);
+  }
+
+  private Watch watchWithSnapshot(Query query) {
+    for (int attempt = 1; ; attempt++) {
+      Watch watch;
+      ResourceIndex at;
+      long revision;
+      writer.lock();
+      try {
+        checkOpen();
+        at = index;
+        revision = at.revision();
+        watch = hub.subscribe(query, revision);
+      } finally {
+        writer.unlock();
+      }
+      // Read outside the lock, at the subscription's revision; live events committed meanwhile
+      // wait in the watch's buffer.
+      try {
+        List<Entry> snapshot = at.snapshot(query, revision);
+        List<WatchEvent> backlog = new ArrayList<>(snapshot.size() + 1);
+        for (Entry e : snapshot) {
+          backlog.add(
+              WatchEvent.newBuilder()
+                  .setRevision(e.revision())
+                  .setUpsert(WatchEvent.Upsert.newBuilder().setResource(e.resource()))
+                  .build());
+        }
+        backlog.add(
+            WatchEvent.newBuilder()
+                .setRevision(revision)
+                .setEndOfSnapshot(WatchEvent.EndOfSnapshot.getDefaultInstance())
+                .build());
+        WatchHub.backlog(watch, backlog);
+        return watch;
+      } catch (StorageException e) {
+        watch.close();
+        if (e.reason() != Reason.COMPACTED || attempt == SNAPSHOT_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private Watch resume(Query query, long sinceRevision) {
+    writer.lock();
+    try {
+      checkOpen();
+      ResourceIndex at = index;
+      List<Entry> changes = at.changesSince(sinceRevision, query);
+      Watch watch = hub.subscribe(query, Math.max(sinceRevision, at.revision()));
+      WatchHub.backlog(watch, changes.stream().map(Entry::toEvent).toList());
+      return watch;
+    } finally {
+      writer.unlock();
+    }
+  }
+
+  /** Closes every watch; later watches fail with {@code UNAVAILABLE}. */
+  void close() {
+    writer.lock();
+    try {
+      closed = true;
+      hub.closeAll("the store is shutting down");
+    } finally {
+      writer.unlock();
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new StorageException(Reason.UNAVAILABLE, "the store is shut down");
+    }
+  }
+}

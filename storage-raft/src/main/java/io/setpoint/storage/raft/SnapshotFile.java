@@ -1,0 +1,91 @@
+package io.setpoint.storage.raft;
+
+import io.setpoint.api.v1.Resource;
+import io.setpoint.storage.raft.v1.SnapshotHeader;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The layout of a snapshot file: a length-delimited {@link SnapshotHeader}, then exactly {@code
+ * count} length-delimited resources, then the end of the file. A file that ends early or late is
+ * rejected rather than half-loaded.
+ */
+final class SnapshotFile {
+  static final int FORMAT = 1;
+  private static final int BUFFER = 1 << 16;
+
+  /** What a snapshot holds: the store revision and the live resources then. */
+  record Contents(long revision, List<Resource> resources) {}
+
+  private SnapshotFile() {}
+
+  /**
+   * Writes {@code contents} to {@code target} durably: to a temporary file, synced, then renamed
+   * into place and the directory synced, so a crash leaves either no file or a whole one.
+   */
+  static void write(Path target, Contents contents) throws IOException {
+    Path tmp = target.resolveSibling(target.getFileName() + ".writing");
+    SnapshotHeader header =
+        SnapshotHeader.newBuilder()
+            .setFormat(FORMAT)
+            .setRevision(contents.revision())
+            .setCount(contents.resources().size())
+            .build();
+    try (FileChannel channel =
+            FileChannel.open(
+                tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+        OutputStream out = new BufferedOutputStream(Channels.newOutputStream(channel), BUFFER)) {
+      header.writeDelimitedTo(out);
+      for (Resource resource : contents.resources()) {
+        resource.writeDelimitedTo(out);
+      }
+      out.flush();
+      channel.force(true);
+    }
+    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    syncDirectory(target.getParent());
+  }
+
+  /** Reads a file written by {@link #write}. */
+  static Contents read(Path file) throws IOException {
+    try (InputStream in = new BufferedInputStream(Files.newInputStream(file), BUFFER)) {
+      SnapshotHeader header = SnapshotHeader.parseDelimitedFrom(in);
+      if (header == null || header.getFormat() != FORMAT) {
+        throw new IOException(file + " is not a snapshot of format " + FORMAT + ": " + header);
+      }
+      if (header.getCount() > Integer.MAX_VALUE) {
+        throw new IOException(file + " claims " + header.getCount() + " resources");
+      }
+      int count = (int) header.getCount();
+      List<Resource> resources = new ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        Resource resource = Resource.parseDelimitedFrom(in);
+        if (resource == null) {
+          throw new IOException(file + " ends after " + i + " of " + count + " resources");
+        }
+        resources.add(resource);
+      }
+      if (in.read() != -1) {
+        throw new IOException(file + " holds more than its " + count + " resources");
+      }
+      return new Contents(header.getRevision(), resources);
+    }
+  }
+
+  private static void syncDirectory(Path dir) throws IOException {
+    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+      channel.force(true);
+    }
+  }
+}

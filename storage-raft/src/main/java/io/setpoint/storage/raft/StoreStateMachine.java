@@ -1,0 +1,173 @@
+package io.setpoint.storage.raft;
+
+import io.setpoint.api.v1.Resource;
+import io.setpoint.storage.raft.v1.Batch;
+import io.setpoint.storage.raft.v1.BatchReply;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.raftlog.RaftLog;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.LifeCycle;
+import org.apache.ratis.util.MD5FileUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Ratis side of a {@link ReplicatedStore}: applies committed log entries to it, writes and
+ * loads its snapshots, answers read barriers, and reports leadership.
+ *
+ * <p>Ratis calls {@link #applyTransaction}, {@link #takeSnapshot} and {@link #reinitialize} from
+ * one thread, in log order, which is what makes applying deterministic.
+ */
+final class StoreStateMachine extends BaseStateMachine {
+  private static final Logger log = LoggerFactory.getLogger(StoreStateMachine.class);
+
+  private final ReplicatedStore store;
+  private final Consumer<Boolean> leadership;
+  private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+
+  /**
+   * @param leadership told true when this member becomes a ready leader, false when it stops
+   *     leading
+   */
+  StoreStateMachine(ReplicatedStore store, Consumer<Boolean> leadership) {
+    this.store = store;
+    this.leadership = leadership;
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
+      throws IOException {
+    getLifeCycle()
+        .startAndTransition(
+            () -> {
+              super.initialize(server, groupId, raftStorage);
+              storage.init(raftStorage);
+              loadLatestSnapshot();
+            });
+  }
+
+  @Override
+  public SimpleStateMachineStorage getStateMachineStorage() {
+    return storage;
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto entry = trx.getLogEntry();
+    BatchReply reply;
+    try {
+      Batch batch =
+          Batch.parseFrom(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
+      reply = store.apply(batch);
+    } catch (IOException | RuntimeException e) {
+      // Never throw out of here: Ratis would stop this member. An unreadable entry is unreadable on
+      // every member, so all skip it alike; its writers see no outcome and fail.
+      log.error("log entry {} is not a batch of operations; skipped", entry.getIndex(), e);
+      reply = BatchReply.getDefaultInstance();
+    }
+    updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+    return CompletableFuture.completedFuture(
+        Message.valueOf(UnsafeByteOperations.unsafeWrap(reply.toByteArray())));
+  }
+
+  /** A read barrier: Ratis runs it once this member has applied the leader's read index. */
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    return CompletableFuture.completedFuture(Message.EMPTY);
+  }
+
+  @Override
+  public long takeSnapshot() throws IOException {
+    TermIndex last = getLastAppliedTermIndex();
+    if (last.getTerm() <= 0 || last.getIndex() <= 0) {
+      return RaftLog.INVALID_LOG_INDEX;
+    }
+    long revision = store.index().revision();
+    List<Resource> live = new ArrayList<>();
+    store.forEachLive(live::add);
+    Path file = storage.getSnapshotFile(last.getTerm(), last.getIndex()).toPath();
+    SnapshotFile.write(file, new SnapshotFile.Contents(revision, live));
+    MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file.toFile());
+    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file, md5), last));
+    log.debug("snapshot of {} resources at revision {} as of log {}", live.size(), revision, last);
+    return last.getIndex();
+  }
+
+  @Override
+  public void pause() {
+    if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+      getLifeCycle().transition(LifeCycle.State.PAUSING);
+      getLifeCycle().transition(LifeCycle.State.PAUSED);
+    }
+  }
+
+  /** Ratis installed a snapshot from the leader: the state becomes that snapshot's. */
+  @Override
+  public void reinitialize() throws IOException {
+    loadLatestSnapshot();
+    if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+      getLifeCycle().transition(LifeCycle.State.STARTING);
+      getLifeCycle().transition(LifeCycle.State.RUNNING);
+    }
+  }
+
+  private void loadLatestSnapshot() throws IOException {
+    SingleFileSnapshotInfo snapshot = storage.loadLatestSnapshot();
+    if (snapshot == null) {
+      return;
+    }
+    Path file = snapshot.getFile().getPath();
+    if (!Files.exists(file)) {
+      throw new IOException("snapshot " + snapshot + " has no file " + file);
+    }
+    if (snapshot.getFile().getFileDigest() != null) {
+      MD5FileUtil.verifySavedMD5(file.toFile(), snapshot.getFile().getFileDigest());
+    }
+    SnapshotFile.Contents contents = SnapshotFile.read(file);
+    store.restore(contents.revision(), contents.resources());
+    setLastAppliedTermIndex(snapshot.getTermIndex());
+    log.info(
+        "loaded a snapshot of {} resources at revision {} as of log {}",
+        contents.resources().size(),
+        contents.revision(),
+        snapshot.getTermIndex());
+  }
+
+  @Override
+  public void notifyLeaderReady() {
+    leadership.accept(true);
+  }
+
+  @Override
+  public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
+    if (!member.getPeerId().equals(newLeader)) {
+      leadership.accept(false);
+    }
+  }
+
+  @Override
+  public void notifyServerShutdown(RoleInfoProto roleInfo, boolean allServer) {
+    leadership.accept(false);
+  }
+}

@@ -1,0 +1,145 @@
+package io.setpoint.storage.raft;
+
+import io.setpoint.storage.StorageException;
+import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.raft.v1.Batch;
+import io.setpoint.storage.raft.v1.BatchReply;
+import io.setpoint.storage.raft.v1.Op;
+import io.setpoint.storage.raft.v1.Outcome;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+
+/**
+ * Group commit above Raft: concurrent writers' operations travel together as one log entry (one
+ * fsync, one replication round), and each writer gets its own outcome back.
+ *
+ * <p>Writers only enqueue. Whoever finds a free slot (fewer than {@code maxInFlight} entries
+ * submitted and unanswered) drains the queue into a batch and submits it; an answered batch frees
+ * its slot and drains whatever queued meanwhile. So a lone writer pays one Raft round, and under
+ * load each round carries everything that arrived during the previous one.
+ */
+final class WriteBatcher implements AutoCloseable {
+  private record Pending(Op op, CompletableFuture<Outcome> outcome) {}
+
+  private final Function<Batch, CompletableFuture<BatchReply>> submit;
+  private final int maxOps;
+  private final int maxBytes;
+  private final int maxInFlight;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+  private int inFlight;
+  private boolean closed;
+
+  /**
+   * @param submit sends one batch through Raft and completes with its reply (or exceptionally
+   *     with a {@link StorageException})
+   */
+  WriteBatcher(
+      Function<Batch, CompletableFuture<BatchReply>> submit, int maxOps, int maxBytes, int maxInFlight) {
+    this.submit = submit;
+    this.maxOps = maxOps;
+    this.maxBytes = maxBytes;
+    this.maxInFlight = maxInFlight;
+  }
+
+  /** Queues {@code op} for the next batch; completes with its outcome once applied. */
+  CompletableFuture<Outcome> submit(Op op) {
+    Pending pending = new Pending(op, new CompletableFuture<>());
+    List<List<Pending>> ready;
+    lock.lock();
+    try {
+      if (closed) {
+        throw new StorageException(Reason.UNAVAILABLE, "the store is shut down");
+      }
+      queue.add(pending);
+      ready = drainLocked();
+    } finally {
+      lock.unlock();
+    }
+    ready.forEach(this::send);
+    return pending.outcome();
+  }
+
+  /** Takes as many batches as there are free slots; the caller sends them outside the lock. */
+  private List<List<Pending>> drainLocked() {
+    List<List<Pending>> ready = List.of();
+    while (inFlight < maxInFlight && !queue.isEmpty()) {
+      List<Pending> batch = new ArrayList<>(Math.min(queue.size(), maxOps));
+      long bytes = 0;
+      while (!queue.isEmpty() && batch.size() < maxOps) {
+        int size = queue.peek().op().getSerializedSize();
+        if (!batch.isEmpty() && bytes + size > maxBytes) {
+          break;
+        }
+        bytes += size;
+        batch.add(queue.poll());
+      }
+      if (ready.isEmpty()) {
+        ready = new ArrayList<>(2);
+      }
+      ready.add(batch);
+      inFlight++;
+    }
+    return ready;
+  }
+
+  private void send(List<Pending> batch) {
+    Batch.Builder message = Batch.newBuilder();
+    for (Pending p : batch) {
+      message.addOps(p.op());
+    }
+    CompletableFuture<BatchReply> reply;
+    try {
+      reply = submit.apply(message.build());
+    } catch (RuntimeException e) {
+      reply = CompletableFuture.failedFuture(e);
+    }
+    reply.whenComplete((r, error) -> answered(batch, r, error));
+  }
+
+  private void answered(List<Pending> batch, BatchReply reply, Throwable error) {
+    // Free the slot first, so the next batch is on its way while these writers wake up.
+    List<List<Pending>> ready;
+    lock.lock();
+    try {
+      inFlight--;
+      ready = closed ? List.of() : drainLocked();
+    } finally {
+      lock.unlock();
+    }
+    ready.forEach(this::send);
+
+    for (int i = 0; i < batch.size(); i++) {
+      CompletableFuture<Outcome> outcome = batch.get(i).outcome();
+      if (error != null) {
+        outcome.completeExceptionally(error);
+      } else if (i < reply.getOutcomesCount()) {
+        outcome.complete(reply.getOutcomes(i));
+      } else {
+        outcome.completeExceptionally(
+            new IllegalStateException("the log entry of this write was not applied as a batch"));
+      }
+    }
+  }
+
+  /** Fails every queued write; writes already submitted still complete. */
+  @Override
+  public void close() {
+    List<Pending> dropped;
+    lock.lock();
+    try {
+      closed = true;
+      dropped = new ArrayList<>(queue);
+      queue.clear();
+    } finally {
+      lock.unlock();
+    }
+    StorageException shutDown = new StorageException(Reason.UNAVAILABLE, "the store is shut down");
+    dropped.forEach(p -> p.outcome().completeExceptionally(shutDown));
+  }
+}

@@ -1,0 +1,116 @@
+package io.setpoint.storage.raft;
+
+import static io.setpoint.storage.conformance.Fixtures.DEFAULT_TENANCY;
+import static io.setpoint.storage.conformance.Fixtures.WIDGET;
+import static io.setpoint.storage.conformance.Fixtures.assertFails;
+import static io.setpoint.storage.conformance.Fixtures.changed;
+import static io.setpoint.storage.conformance.Fixtures.id;
+import static io.setpoint.storage.conformance.Fixtures.resource;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.WatchEvent;
+import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.Watch;
+import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.Query;
+import io.setpoint.storage.raft.v1.Batch;
+import io.setpoint.storage.raft.v1.BatchReply;
+import io.setpoint.storage.raft.v1.Delete;
+import io.setpoint.storage.raft.v1.Op;
+import io.setpoint.storage.raft.v1.Outcome;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ReplicatedStoreTest {
+  private static final Query WIDGETS = new Query(WIDGET, DEFAULT_TENANCY, "");
+
+  private static Op write(Resource r) {
+    return Op.newBuilder().setWrite(r).build();
+  }
+
+  private static Op delete(Resource r, String version) {
+    return Op.newBuilder().setDelete(Delete.newBuilder().setId(r.getId()).setVersion(version)).build();
+  }
+
+  @Test
+  void refusalsAreOutcomesAndOneBatchAppliesInOrderWithARevisionPerChange() {
+    ReplicatedStore store = new ReplicatedStore(Limits.DEFAULT);
+    Resource a = resource(id("a"));
+    BatchReply reply =
+        store.apply(
+            Batch.newBuilder()
+                .addOps(write(a))
+                .addOps(write(a)) // a create of what now exists: CAS failure
+                .addOps(write(changed(a, "two").toBuilder().setVersion("1").build()))
+                .addOps(delete(a, "1")) // stale
+                .addOps(delete(a, "2"))
+                .addOps(delete(a, ""))
+                .build());
+    List<Outcome> o = reply.getOutcomesList();
+    assertThat(o).hasSize(6);
+    assertThat(o.get(0).getWritten()).isTrue();
+    assertThat(o.get(0).getRevision()).isEqualTo(1);
+    assertThat(o.get(1).getFailure().getReason()).isEqualTo(Reason.CAS_FAILURE.name());
+    assertThat(o.get(1).getRevision()).as("a refusal reports the revision it saw").isEqualTo(1);
+    assertThat(o.get(2).getRevision()).isEqualTo(2);
+    assertThat(o.get(3).getFailure().getReason()).isEqualTo(Reason.CAS_FAILURE.name());
+    assertThat(o.get(4).getDeleted().getVersion()).isEqualTo("2");
+    assertThat(o.get(4).getRevision()).isEqualTo(3);
+    assertThat(o.get(5).getNothingDeleted()).isTrue();
+    assertThat(store.applied().get()).isEqualTo(3);
+  }
+
+  @Test
+  void membersApplyingTheSameLogHoldTheSameState() {
+    List<Batch> log = new ArrayList<>();
+    Resource a = resource(id("a"));
+    Resource b = resource(id("b"));
+    log.add(Batch.newBuilder().addOps(write(a)).addOps(write(b)).build());
+    log.add(Batch.newBuilder().addOps(write(changed(a, "x").toBuilder().setVersion("1").build())).addOps(delete(b, "")).build());
+    log.add(Batch.newBuilder().addOps(write(b)).addOps(write(resource(id("c")))).build());
+    ReplicatedStore one = new ReplicatedStore(Limits.DEFAULT);
+    ReplicatedStore two = new ReplicatedStore(Limits.DEFAULT);
+    for (Batch batch : log) {
+      assertThat(two.apply(batch)).isEqualTo(one.apply(batch));
+    }
+    List<Resource> first = new ArrayList<>();
+    List<Resource> second = new ArrayList<>();
+    one.forEachLive(first::add);
+    two.forEachLive(second::add);
+    assertThat(second).isEqualTo(first).hasSize(3);
+  }
+
+  @Test
+  void restoringASnapshotClosesWatchesAndResumingBeforeItIsCompacted() throws InterruptedException {
+    ReplicatedStore store = new ReplicatedStore(Limits.DEFAULT);
+    store.apply(Batch.newBuilder().addOps(write(resource(id("a")))).build());
+    Watch watch = store.watch(WIDGETS, 0);
+    assertThat(watch.poll(Duration.ofSeconds(1)).hasUpsert()).isTrue();
+    assertThat(watch.poll(Duration.ofSeconds(1)).hasEndOfSnapshot()).isTrue();
+
+    Resource restored = resource(id("z")).toBuilder().setVersion("40").build();
+    store.restore(50, List.of(restored));
+
+    assertFails(Reason.WATCH_CLOSED, () -> watch.poll(Duration.ofSeconds(1)));
+    assertFails(Reason.COMPACTED, () -> store.watch(WIDGETS, 1));
+    assertThat(store.applied().get()).isEqualTo(50);
+    assertThat(store.index().read(id("z"))).isEqualTo(restored);
+    assertFails(Reason.NOT_FOUND, () -> store.index().read(id("a")));
+
+    Watch fresh = store.watch(WIDGETS, 0);
+    WatchEvent first = fresh.poll(Duration.ofSeconds(1));
+    assertThat(first.getUpsert().getResource()).isEqualTo(restored);
+    WatchEvent end = fresh.poll(Duration.ofSeconds(1));
+    assertThat(end.hasEndOfSnapshot()).isTrue();
+    assertThat(end.getRevision()).isEqualTo(50);
+    store.apply(Batch.newBuilder().addOps(write(resource(id("b")))).build());
+    assertThat(fresh.poll(Duration.ofSeconds(1)).getRevision())
+        .as("revisions continue from the snapshot's")
+        .isEqualTo(51);
+    Watch resumed = store.watch(WIDGETS, 50);
+    assertThat(resumed.poll(Duration.ofSeconds(1)).getRevision()).isEqualTo(51);
+  }
+}

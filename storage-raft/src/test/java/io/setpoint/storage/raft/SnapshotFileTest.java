@@ -1,0 +1,64 @@
+package io.setpoint.storage.raft;
+
+import static io.setpoint.storage.conformance.Fixtures.id;
+import static io.setpoint.storage.conformance.Fixtures.resource;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.setpoint.api.v1.Resource;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SnapshotFileTest {
+  @TempDir Path dir;
+
+  private static List<Resource> resources(int n) {
+    return java.util.stream.IntStream.range(0, n)
+        .mapToObj(i -> resource(id("r" + i)).toBuilder().setVersion(Integer.toString(i + 1)).build())
+        .toList();
+  }
+
+  @Test
+  void readsBackWhatWasWritten() throws IOException {
+    Path file = dir.resolve("snapshot.1_10");
+    List<Resource> written = resources(3);
+    SnapshotFile.write(file, new SnapshotFile.Contents(42, written));
+    SnapshotFile.Contents read = SnapshotFile.read(file);
+    assertThat(read.revision()).isEqualTo(42);
+    assertThat(read.resources()).containsExactlyElementsOf(written);
+    assertThat(dir).isDirectoryNotContaining(p -> p.getFileName().toString().endsWith(".writing"));
+  }
+
+  @Test
+  void anEmptyStoreIsAValidSnapshot() throws IOException {
+    Path file = dir.resolve("snapshot.1_1");
+    SnapshotFile.write(file, new SnapshotFile.Contents(0, List.of()));
+    assertThat(SnapshotFile.read(file)).isEqualTo(new SnapshotFile.Contents(0, List.of()));
+  }
+
+  @Test
+  void aTruncatedFileIsRejected() throws IOException {
+    Path file = dir.resolve("snapshot.1_10");
+    SnapshotFile.write(file, new SnapshotFile.Contents(42, resources(3)));
+    byte[] whole = Files.readAllBytes(file);
+    Files.write(file, Arrays.copyOf(whole, whole.length - 10));
+    assertThatThrownBy(() -> SnapshotFile.read(file)).isInstanceOf(IOException.class);
+  }
+
+  @Test
+  void trailingBytesAreRejected() throws IOException {
+    Path file = dir.resolve("snapshot.1_10");
+    SnapshotFile.write(file, new SnapshotFile.Contents(42, resources(2)));
+    byte[] whole = Files.readAllBytes(file);
+    byte[] longer = Arrays.copyOf(whole, whole.length + 3);
+    Files.write(file, longer);
+    assertThatThrownBy(() -> SnapshotFile.read(file))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("more than");
+  }
+}

@@ -1,0 +1,158 @@
+package io.setpoint.storage.raft;
+
+import static org.awaitility.Awaitility.await;
+
+import io.setpoint.storage.engine.Limits;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Raft members in this JVM on 127.0.0.1, each with its own free port and data directory under a
+ * temporary root that {@link #close()} deletes. Members can be stopped and restarted on the same
+ * directory and port.
+ */
+final class TestCluster implements AutoCloseable {
+  /** Short timeouts, so that elections take a fraction of a second. */
+  static final RaftTuning FAST =
+      RaftTuning.DEFAULT
+          .withElectionTimeout(Duration.ofMillis(200), Duration.ofMillis(400))
+          .withRequestTimeout(Duration.ofSeconds(10));
+
+  static final Duration STARTUP = Duration.ofSeconds(20);
+
+  /** Node names are unique in the JVM: Ratis registers a JMX bean per member name. */
+  private static final java.util.concurrent.atomic.AtomicInteger CLUSTERS = new java.util.concurrent.atomic.AtomicInteger();
+
+  private final Path root;
+  private final Map<String, String> peers = new LinkedHashMap<>();
+  private final Map<String, RaftConfig> configs = new LinkedHashMap<>();
+  private final Map<String, RaftBackend> running = new LinkedHashMap<>();
+
+  private TestCluster(Path root) {
+    this.root = root;
+  }
+
+  /** Starts {@code size} members and waits until one of them leads. */
+  static TestCluster start(int size, Limits limits, RaftTuning tuning) {
+    TestCluster cluster;
+    try {
+      cluster = new TestCluster(Files.createTempDirectory("setpoint-raft-"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    try {
+      List<Integer> ports = freePorts(size);
+      int id = CLUSTERS.incrementAndGet();
+      for (int i = 0; i < size; i++) {
+        cluster.peers.put("c" + id + "n" + (i + 1), "127.0.0.1:" + ports.get(i));
+      }
+      int i = 0;
+      for (String name : cluster.peers.keySet()) {
+        RaftConfig config =
+            new RaftConfig(name, cluster.root.resolve(name), ports.get(i++), cluster.peers, limits, tuning);
+        cluster.configs.put(name, config);
+      }
+      cluster.configs.keySet().parallelStream().forEach(cluster::startMember);
+      cluster.awaitLeader();
+      return cluster;
+    } catch (RuntimeException | Error e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  /** (Re)starts the member {@code name} on its directory and port. */
+  RaftBackend startMember(String name) {
+    RaftBackend backend = RaftBackend.start(configs.get(name));
+    synchronized (running) {
+      running.put(name, backend);
+    }
+    return backend;
+  }
+
+  /** Stops the member {@code name}; its data directory stays. */
+  void stopMember(String name) {
+    RaftBackend backend;
+    synchronized (running) {
+      backend = running.remove(name);
+    }
+    if (backend != null) {
+      backend.close();
+    }
+  }
+
+  RaftBackend member(String name) {
+    synchronized (running) {
+      return running.get(name);
+    }
+  }
+
+  List<RaftBackend> members() {
+    synchronized (running) {
+      return new ArrayList<>(running.values());
+    }
+  }
+
+  /** Waits until a running member leads and every running member knows it, and returns it. */
+  RaftBackend awaitLeader() {
+    return await()
+        .atMost(STARTUP)
+        .until(
+            () -> {
+              List<RaftBackend> all = members();
+              RaftBackend leader = all.stream().filter(RaftBackend::isLeader).findFirst().orElse(null);
+              boolean agreed =
+                  leader != null
+                      && all.stream().allMatch(b -> b.leader().equals(java.util.Optional.of(leader.nodeName())));
+              return agreed ? leader : null;
+            },
+            leader -> leader != null);
+  }
+
+  /** A running member that does not lead. */
+  RaftBackend follower() {
+    RaftBackend leader = awaitLeader();
+    return members().stream().filter(b -> b != leader).findFirst().orElseThrow();
+  }
+
+  @Override
+  public void close() {
+    members().parallelStream().forEach(b -> stopMember(b.nodeName()));
+    try (Stream<Path> files = Files.walk(root)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static List<Integer> freePorts(int count) {
+    List<ServerSocket> sockets = new ArrayList<>();
+    try {
+      for (int i = 0; i < count; i++) {
+        sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+      }
+      return sockets.stream().map(ServerSocket::getLocalPort).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      for (ServerSocket s : sockets) {
+        try {
+          s.close();
+        } catch (IOException ignored) {
+          // The port is free again either way.
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,126 @@
+package io.setpoint.storage.raft;
+
+import static io.setpoint.storage.conformance.Fixtures.id;
+import static io.setpoint.storage.conformance.Fixtures.resource;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.setpoint.storage.StorageException;
+import io.setpoint.storage.raft.v1.Batch;
+import io.setpoint.storage.raft.v1.BatchReply;
+import io.setpoint.storage.raft.v1.Op;
+import io.setpoint.storage.raft.v1.Outcome;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.Test;
+
+class WriteBatcherTest {
+  /** Records every batch sent and lets the test answer each. */
+  private final List<Batch> sent = new ArrayList<>();
+  private final List<CompletableFuture<BatchReply>> replies = new ArrayList<>();
+
+  private CompletableFuture<BatchReply> send(Batch batch) {
+    sent.add(batch);
+    CompletableFuture<BatchReply> reply = new CompletableFuture<>();
+    replies.add(reply);
+    return reply;
+  }
+
+  private static Op op(String name) {
+    return Op.newBuilder().setWrite(resource(id(name))).build();
+  }
+
+  /** Answers batch {@code i} with one outcome per op, numbered from {@code firstRevision}. */
+  private void answer(int i, long firstRevision) {
+    BatchReply.Builder reply = BatchReply.newBuilder();
+    for (int k = 0; k < sent.get(i).getOpsCount(); k++) {
+      reply.addOutcomes(Outcome.newBuilder().setRevision(firstRevision + k).setWritten(true));
+    }
+    replies.get(i).complete(reply.build());
+  }
+
+  @Test
+  void writesArrivingWhileTheOnlySlotIsBusyTravelTogetherInTheNextBatch() throws Exception {
+    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1);
+    CompletableFuture<Outcome> first = batcher.submit(op("a"));
+    List<CompletableFuture<Outcome>> queued = new ArrayList<>();
+    for (String name : List.of("b", "c", "d")) {
+      queued.add(batcher.submit(op(name)));
+    }
+    assertThat(sent).hasSize(1);
+    assertThat(sent.getFirst().getOpsCount()).isEqualTo(1);
+
+    answer(0, 1);
+    assertThat(first.get().getRevision()).isEqualTo(1);
+    assertThat(sent).hasSize(2);
+    assertThat(sent.get(1).getOpsList().stream().map(o -> o.getWrite().getId().getName()))
+        .containsExactly("b", "c", "d");
+
+    answer(1, 2);
+    // Each writer gets the outcome of its own op.
+    assertThat(queued.stream().map(f -> f.join().getRevision())).containsExactly(2L, 3L, 4L);
+  }
+
+  @Test
+  void freeSlotsSendAtOnceAndBatchesRespectTheOpAndByteLimits() {
+    int oneOp = op("a").getSerializedSize();
+    WriteBatcher batcher = new WriteBatcher(this::send, 3, oneOp * 2, 2);
+    batcher.submit(op("a"));
+    batcher.submit(op("b"));
+    assertThat(sent).as("two free slots: two batches of one").hasSize(2);
+    for (String name : List.of("c", "d", "e", "f", "g")) {
+      batcher.submit(op(name));
+    }
+    answer(0, 1);
+    answer(1, 2);
+    assertThat(sent.subList(2, sent.size()).stream().map(Batch::getOpsCount))
+        .as("the byte limit (two ops) binds before the op limit (three)")
+        .containsExactly(2, 2);
+    answer(2, 3);
+    assertThat(sent.getLast().getOpsCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aFailedBatchFailsEachOfItsWritesAndFreesTheSlot() {
+    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1);
+    CompletableFuture<Outcome> a = batcher.submit(op("a"));
+    CompletableFuture<Outcome> b = batcher.submit(op("b"));
+    StorageException lost = new StorageException(StorageException.Reason.UNAVAILABLE, "no leader");
+    replies.getFirst().completeExceptionally(lost);
+    assertThatThrownBy(a::get).isInstanceOf(ExecutionException.class).hasCause(lost);
+    assertThat(sent).as("the queued write went on in the freed slot").hasSize(2);
+    answer(1, 7);
+    assertThat(b.join().getRevision()).isEqualTo(7);
+  }
+
+  @Test
+  void aReplyWithTooFewOutcomesFailsTheWritesItLeavesOut() {
+    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1);
+    batcher.submit(op("a"));
+    CompletableFuture<Outcome> b = batcher.submit(op("b"));
+    CompletableFuture<Outcome> c = batcher.submit(op("c"));
+    answer(0, 1);
+    replies.get(1).complete(BatchReply.newBuilder().addOutcomes(Outcome.newBuilder().setRevision(2).setWritten(true)).build());
+    assertThat(b.join().getRevision()).isEqualTo(2);
+    assertThatThrownBy(c::join).hasCauseInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void closingFailsQueuedWritesAndRefusesNewOnes() {
+    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1);
+    CompletableFuture<Outcome> inFlight = batcher.submit(op("a"));
+    CompletableFuture<Outcome> queued = batcher.submit(op("b"));
+    batcher.close();
+    assertThatThrownBy(queued::join)
+        .cause()
+        .isInstanceOfSatisfying(
+            StorageException.class,
+            e -> assertThat(e.reason()).isEqualTo(StorageException.Reason.UNAVAILABLE));
+    assertThatThrownBy(() -> batcher.submit(op("c"))).isInstanceOf(StorageException.class);
+    answer(0, 1);
+    assertThat(inFlight.join().getRevision()).as("what was sent still completes").isEqualTo(1);
+    assertThat(sent).hasSize(1);
+  }
+}

@@ -1,0 +1,41 @@
+package io.setpoint.storage;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * What a replicated {@link Backend} adds: its members, which of them leads, and moving leadership.
+ * The agent looks for it on its backend to run SINGLETON controllers only where the store leads and
+ * to answer the operator API; a backend without replication (the memory store) does not implement
+ * it.
+ */
+public interface Replication {
+  /** One member of the cluster. */
+  record Member(String name, String address, boolean leader) {}
+
+  /** This member's node name. */
+  String nodeName();
+
+  /** Every member, as this member knows them (the leader flag may lag during an election). */
+  List<Member> members();
+
+  /** True while this member leads and has applied every earlier entry. */
+  boolean isLeader();
+
+  /**
+   * Tells {@code listener} whether this member leads, now and on every change, until the returned
+   * handle is closed.
+   */
+  AutoCloseable onLeadershipChange(Consumer<Boolean> listener);
+
+  /**
+   * Moves leadership to the member {@code to} (empty: any other member) and waits up to {@code
+   * timeout} for it to lead.
+   *
+   * @return the name of the member that leads afterwards
+   * @throws StorageException {@code NOT_FOUND} for an unknown member, {@code UNAVAILABLE} when the
+   *     transfer did not complete in time
+   */
+  String transferLeadership(String to, Duration timeout);
+}

@@ -54,12 +54,12 @@ class AgentCommandTest {
   }
 
   @Test
-  void withoutDevItRefusesWithAClearMessageAndExitsTwo() {
+  void withNeitherDevNorADataDirItRefusesWithAClearMessageAndExitsTwo() {
     CliRun run = CliRun.run("agent", "-port", "0");
 
     assertThat(run.code()).isEqualTo(2);
     assertThat(run.err()).startsWith(
-        "Error: only -dev mode is available in this version (durable mode comes later): run 'setpoint agent -dev'\n");
+        "Error: give -data-dir DIR for a durable store, or -dev for an in-memory one: run 'setpoint agent -dev' to try Setpoint\n");
     assertThat(logged.list).isEmpty();
   }
 
@@ -85,7 +85,7 @@ class AgentCommandTest {
 
   @Test
   void aPortInUseIsReportedWithExitOne() {
-    try (Agent running = Agent.builder().port(0).types(DemoTypes::register).start()) {
+    try (Agent running = Agent.builder().port(0).acls(false).types(DemoTypes::register).start()) {
       CliRun run = CliRun.run("agent", "-dev", "-port", String.valueOf(running.port()));
 
       assertThat(run.code()).isEqualTo(1);

@@ -48,7 +48,7 @@ class ResourceCommandsTest {
   @BeforeAll
   static void start() {
     // Pages of two resources, so that list has to follow page tokens.
-    agent = Agent.builder().port(0).types(DemoTypes::register).limits(new ServiceLimits(1 << 20, 2, 100)).start();
+    agent = Agent.builder().port(0).acls(false).types(DemoTypes::register).limits(new ServiceLimits(1 << 20, 2, 100)).start();
     address = "127.0.0.1:" + agent.port();
     client = SetpointClient.connect(address);
   }
@@ -338,7 +338,8 @@ class ResourceCommandsTest {
 
     assertThat(run.code()).isEqualTo(1);
     assertThat(run.err()).isEqualTo("Error: unknown type Nope; the server serves "
-        + "core.v1.Event, core.v1.Tombstone, demo.v1.Executive, demo.v1.RecordLabel, demo.v2.Album, demo.v2.Artist\n");
+        + "acl.v1.Bootstrap, acl.v1.Policy, acl.v1.Token, core.v1.Event, core.v1.Tombstone, "
+        + "demo.v1.Executive, demo.v1.RecordLabel, demo.v2.Album, demo.v2.Artist\n");
   }
 
   @Test

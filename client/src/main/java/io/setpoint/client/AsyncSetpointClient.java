@@ -5,6 +5,11 @@ import io.setpoint.api.operator.v1.ListPeersResponse;
 import io.setpoint.api.operator.v1.OperatorServiceGrpc;
 import io.setpoint.api.operator.v1.TransferLeaderRequest;
 import io.setpoint.api.operator.v1.TransferLeaderResponse;
+import io.setpoint.api.acl.v1.AclServiceGrpc;
+import io.setpoint.api.acl.v1.BootstrapRequest;
+import io.setpoint.api.acl.v1.BootstrapResponse;
+import io.setpoint.api.acl.v1.CreateTokenRequest;
+import io.setpoint.api.acl.v1.CreateTokenResponse;
 import io.setpoint.api.v1.DeleteRequest;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.ListByOwnerRequest;
@@ -144,6 +149,16 @@ public final class AsyncSetpointClient {
   /** The types the server serves, with the descriptors of their data messages. */
   public CompletableFuture<ListTypesResponse> types() {
     return rpc.unary(TypeServiceGrpc.getListTypesMethod(), ListTypesRequest.getDefaultInstance(), r -> r);
+  }
+
+  /** Creates the first management token of an agent with ACLs on; works once per cluster. */
+  public CompletableFuture<BootstrapResponse> bootstrapAcls() {
+    return rpc.unary(AclServiceGrpc.getBootstrapMethod(), BootstrapRequest.getDefaultInstance(), r -> r);
+  }
+
+  /** Creates a token with a new secret (needs operator:write). */
+  public CompletableFuture<CreateTokenResponse> createToken(CreateTokenRequest request) {
+    return rpc.unary(AclServiceGrpc.getCreateTokenMethod(), request, r -> r);
   }
 
   /** The store's Raft members; see {@link SetpointClient#raftPeers()}. */

@@ -7,6 +7,9 @@ import io.grpc.Metadata;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
 import io.setpoint.api.operator.v1.ListPeersResponse;
+import io.setpoint.api.acl.v1.BootstrapResponse;
+import io.setpoint.api.acl.v1.CreateTokenRequest;
+import io.setpoint.api.acl.v1.CreateTokenResponse;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.ListRequest;
 import io.setpoint.api.v1.ListResponse;
@@ -189,6 +192,22 @@ public final class SetpointClient implements AutoCloseable {
    */
   public String transferRaftLeader(String to) {
     return Rpc.await(async.transferRaftLeader(to));
+  }
+
+  /**
+   * Creates the first management token of an agent with ACLs on, and returns its secret (shown
+   * only this once). Needs no token; fails with {@code FAILED_PRECONDITION} once done.
+   */
+  public BootstrapResponse bootstrapAcls() {
+    return Rpc.await(async.bootstrapAcls());
+  }
+
+  /**
+   * Creates a token with a new secret, returned only here; needs a token with {@code
+   * operator:write}. The policies must exist.
+   */
+  public CreateTokenResponse createToken(CreateTokenRequest request) {
+    return Rpc.await(async.createToken(request));
   }
 
   /** Closes the connection, cancelling calls and watches still in flight. Idempotent. */

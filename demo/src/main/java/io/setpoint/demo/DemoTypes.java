@@ -8,13 +8,18 @@ import io.setpoint.demo.v2.Album;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.demo.v2.Genre;
 import io.setpoint.demo.v2.Track;
+import io.setpoint.resource.AclHooks;
 import io.setpoint.resource.Hooks;
 import io.setpoint.resource.Registration;
 import io.setpoint.resource.Registry;
 import io.setpoint.resource.Violations;
 import java.util.Map;
 
-/** The demo types of {@code agent -dev}, with their admission hooks. */
+/**
+ * The demo types of {@code agent -dev}, with their admission hooks. Their ACLs are the per-type
+ * {@code read}, {@code write} and {@code list} permissions ({@link AclHooks#perType()}), so policies
+ * can grant them by type pattern and name prefix.
+ */
 public final class DemoTypes {
   /** Namespace-scoped; name required, genre defaulted to disco. */
   public static final Type ARTIST = Types.of("demo", "v2", "Artist");
@@ -32,21 +37,25 @@ public final class DemoTypes {
     registry
         .register(
             Registration.of(ARTIST, Artist.class)
+                .acls(AclHooks.perType())
                 .mutate(Hooks.decodeAndMutate(Artist.class, DemoTypes::defaultGenre))
                 .validate(Hooks.decodeAndValidate(Artist.class, (artist, v) -> validateArtist(artist.data(), v)))
                 .build())
         .register(
             Registration.of(ALBUM, Album.class)
+                .acls(AclHooks.perType())
                 .validate(Hooks.decodeAndValidate(Album.class, (album, v) -> validateAlbum(album.data(), v)))
                 .build())
         .register(
             Registration.of(RECORD_LABEL, RecordLabel.class)
+                .acls(AclHooks.perType())
                 .validate(
                     Hooks.decodeAndValidate(
                         RecordLabel.class, (label, v) -> v.requireNonEmpty("name", label.data().getName())))
                 .build())
         .register(
             Registration.of(EXECUTIVE, Executive.class)
+                .acls(AclHooks.perType())
                 .validate(
                     Hooks.decodeAndValidate(
                         Executive.class, (exec, v) -> v.requireNonEmpty("position", exec.data().getPosition())))

@@ -6,10 +6,12 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs the demo controllers in their own JVM against a remote agent, over gRPC: the same
- * controllers the agent runs in-process with {@code -dev}.
+ * controllers the agent runs in-process with {@code -dev}. When the agent enforces ACLs, pass a
+ * token in {@code SETPOINT_TOKEN}; its policies need {@code read}, {@code write} and {@code list}
+ * on {@code demo.*.*} and {@code write} on {@code core.v1.Event} (see docs/security.md).
  *
  * <pre>
- * java -cp ... io.setpoint.demo.RemoteControllers localhost:8500
+ * SETPOINT_TOKEN=... java -cp ... io.setpoint.demo.RemoteControllers localhost:8500
  * </pre>
  */
 public final class RemoteControllers {
@@ -18,7 +20,7 @@ public final class RemoteControllers {
   public static void main(String[] args) throws InterruptedException {
     String address = args.length > 0 ? args[0] : "localhost:8500";
     CountDownLatch stopped = new CountDownLatch(1);
-    SetpointClient client = SetpointClient.connect(address);
+    SetpointClient client = SetpointClient.builder().address(address).token(System.getenv("SETPOINT_TOKEN")).build();
     Manager manager = Manager.builder().client(client).build();
     DemoControllers.register(manager);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

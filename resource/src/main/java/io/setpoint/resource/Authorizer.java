@@ -6,6 +6,10 @@ import io.setpoint.api.v1.Type;
 /**
  * Answers whether the caller of a request holds a permission. ACL hooks ask it; the server builds
  * one per request from the caller's token (or {@link #allowAll()} when ACLs are off).
+ *
+ * <p>The server's token-backed authorizers answer from the live ACL state, and throw an
+ * unchecked {@code UNAUTHENTICATED} status exception once their token has been deleted: hooks
+ * should let it pass (they only ever need to throw {@link PermissionDeniedException}).
  */
 @FunctionalInterface
 public interface Authorizer {
@@ -26,7 +30,7 @@ public interface Authorizer {
    */
   default void require(Permission permission, Type type, Tenancy tenancy, String name) {
     if (!allowed(permission, type, tenancy, name)) {
-      throw new PermissionDeniedException(permission, type, name);
+      throw new PermissionDeniedException(permission, type, tenancy, name);
     }
   }
 }

@@ -7,9 +7,12 @@ import io.setpoint.api.v1.Type;
 
 /** The types every server registers: events and the tombstones of cascading deletes. */
 public final class CoreTypes {
-  /** {@code core.v1.Event}: cluster-scoped, owned by the resource it is about. */
+  /** {@code core.v1.Event}: cluster-scoped, owned by the resource it is about; per-type ACLs. */
   public static final Type EVENT = Types.of("core", "v1", "Event");
-  /** {@code core.v1.Tombstone}: a deleted owner whose owned resources are being deleted. */
+  /**
+   * {@code core.v1.Tombstone}: a deleted owner whose owned resources are being deleted; only the
+   * server writes them, and the operator permissions guard them.
+   */
   public static final Type TOMBSTONE = Types.of("core", "v1", "Tombstone");
 
   private CoreTypes() {}
@@ -17,7 +20,10 @@ public final class CoreTypes {
   /** Registers the core types. */
   public static void register(Registry registry) {
     registry
+        // Events are ordinary data that controllers record: per-type permissions, so a remote
+        // controller's token needs "write" on core.v1.Event rather than operator:write.
         .register(Registration.of(EVENT, Event.class)
+            .acls(AclHooks.perType())
             .validate(Hooks.decodeAndValidate(Event.class, (event, v) -> {
               v.requireNonEmpty("reason", event.data().getReason());
               if (!event.data().hasSubject()) {

@@ -52,7 +52,7 @@ public final class SetpointExtension
   private boolean perClass;
 
   private SetpointExtension(Builder builder) {
-    this.agentBuilder = Agent.builder().port(0);
+    this.agentBuilder = Agent.builder().port(0).acls(false);
     builder.agent.accept(agentBuilder);
     this.timeout = builder.timeout;
   }

@@ -50,7 +50,7 @@ class SetpointClientTest {
 
   @BeforeAll
   static void start() {
-    agent = Agent.builder().port(0).types(DemoTypes::register).start();
+    agent = Agent.builder().port(0).acls(false).types(DemoTypes::register).start();
     client = SetpointClient.builder().address("127.0.0.1:" + agent.port()).deadline(Duration.ofSeconds(10)).build();
   }
 

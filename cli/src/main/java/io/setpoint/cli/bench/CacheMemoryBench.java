@@ -41,7 +41,7 @@ final class CacheMemoryBench implements Callable<Integer> {
     MemoryBackend store = new MemoryBackend();
     Bench.populate(store, artists);
     long storeBytes = Bench.liveHeap() - empty;
-    try (Agent agent = Agent.builder().port(0).backend(store).types(DemoTypes::register).start()) {
+    try (Agent agent = Agent.builder().port(0).acls(false).backend(store).types(DemoTypes::register).start()) {
       long remote;
       try (SetpointClient client = SetpointClient.connect("127.0.0.1:" + agent.port())) {
         remote = cacheBytes(client);

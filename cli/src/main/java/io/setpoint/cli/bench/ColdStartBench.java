@@ -40,7 +40,7 @@ final class ColdStartBench implements Callable<Integer> {
     Bench.populate(store, artists);
     Probe probe = new Probe();
     long t0 = System.nanoTime();
-    try (Agent agent = Agent.builder().port(0).backend(store).types(DemoTypes::register)
+    try (Agent agent = Agent.builder().port(0).acls(false).backend(store).types(DemoTypes::register)
         .controllers(m -> m.register(probe.controller(concurrency, Duration.ofHours(8)))).start()) {
       long up = System.nanoTime();
       probe.awaitReconciles(1, Duration.ofMinutes(5));

@@ -39,7 +39,7 @@ final class ReconcileLatencyBench implements Callable<Integer> {
     Bench.requireNotNegative(spec, "-warmup", warmup);
     PrintWriter out = spec.commandLine().getOut();
     Probe probe = new Probe();
-    try (Agent agent = Agent.builder().port(0).types(DemoTypes::register)
+    try (Agent agent = Agent.builder().port(0).acls(false).types(DemoTypes::register)
         .controllers(m -> m.register(probe.controller(1, Duration.ofHours(8)))).start()) {
       SetpointClient client = agent.client();
       Samples written = new Samples(writes);

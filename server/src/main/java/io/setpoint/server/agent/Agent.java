@@ -5,8 +5,9 @@ import com.linecorp.armeria.common.grpc.GrpcSerializationFormats;
 import com.linecorp.armeria.server.grpc.GrpcService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.setpoint.resource.Registry;
+import io.setpoint.server.acl.AccessControl;
+import io.setpoint.server.acl.AclTypes;
 import io.setpoint.server.operator.OperatorGrpcService;
-import io.setpoint.server.http.CallerResolver;
 import io.setpoint.server.http.HttpGateway;
 import io.setpoint.server.service.CallerAuthorizer;
 import io.setpoint.server.service.ResourceGrpcService;
@@ -67,6 +68,7 @@ public final class Agent implements AutoCloseable {
   private final Registry registry;
   private final Manager manager;
   private final SetpointClient local;
+  private final AccessControl access;
   private final CountDownLatch stopped = new CountDownLatch(1);
 
   private Agent(
@@ -75,13 +77,15 @@ public final class Agent implements AutoCloseable {
       Backend backend,
       Registry registry,
       Manager manager,
-      SetpointClient local) {
+      SetpointClient local,
+      AccessControl access) {
     this.server = server;
     this.inProcess = inProcess;
     this.backend = backend;
     this.registry = registry;
     this.manager = manager;
     this.local = local;
+    this.access = access;
   }
 
   /** Starts configuring an agent. */
@@ -129,6 +133,7 @@ public final class Agent implements AutoCloseable {
         return;
       }
       manager.close();
+      access.close();
       backend.close();
       server.stop().join();
       local.close();
@@ -149,6 +154,7 @@ public final class Agent implements AutoCloseable {
     private Ticker ticker = Ticker.system();
     private ServiceLimits limits = ServiceLimits.DEFAULT;
     private int maxRequestBytes = 4 << 20;
+    private boolean acls = true;
 
     private Builder() {}
 
@@ -212,25 +218,39 @@ public final class Agent implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Whether requests need a token and are checked against its policies (default true: ACLs
+     * on). Off in {@code agent -dev} and in tests that want open access. See docs/security.md.
+     */
+    public Builder acls(boolean acls) {
+      this.acls = acls;
+      return this;
+    }
+
     /** Starts serving; returns once the port is bound. */
     public Agent start() {
       Registry registry = new Registry();
       CoreTypes.register(registry);
+      AclTypes.register(registry);
       types.accept(registry);
       Backend store = backend != null ? backend : new MemoryBackend();
       Replication replication = store instanceof Replication r ? r : null;
       ResourceHandler handler = new ResourceHandler(registry, store, clock, limits);
       WatchStreamer streamer = new WatchStreamer();
       ResourceGrpcService resources = new ResourceGrpcService(handler, streamer);
-      HttpGateway gateway = new HttpGateway(registry, handler, streamer, CallerResolver.allowAll(), maxRequestBytes);
+      AccessControl access = acls
+          ? AccessControl.enabled(store, handler, clock)
+          : AccessControl.disabled(store, handler, clock);
+      HttpGateway gateway = new HttpGateway(registry, handler, streamer, access.httpCallers(), maxRequestBytes);
       TypeGrpcService typeService = new TypeGrpcService(registry);
       GrpcService grpc =
           GrpcService.builder()
               .addService(resources)
               .addService(typeService)
               .addService(new OperatorGrpcService(replication))
+              .addService(access.service())
               .addService(ProtoReflectionServiceV1.newInstance())
-              .intercept(CallerAuthorizer.allowAll())
+              .intercept(access.grpcCallers())
               // Binary protobuf only: JSON is the HTTP gateway's job, with the canonical mapping.
               .supportedSerializationFormats(GrpcSerializationFormats.PROTO)
               .useBlockingTaskExecutor(true)
@@ -258,6 +278,7 @@ public final class Agent implements AutoCloseable {
       try {
         server.start().join();
       } catch (RuntimeException e) {
+        access.close();
         store.close();
         throw new IllegalStateException("cannot listen on " + host + ":" + port + ": " + rootMessage(e), e);
       }
@@ -274,7 +295,7 @@ public final class Agent implements AutoCloseable {
           .build();
       manager.register(Cascade.controller());
       controllers.accept(manager);
-      Agent agent = new Agent(server, inProcess, store, registry, manager, local);
+      Agent agent = new Agent(server, inProcess, store, registry, manager, local, access);
       log.info("Setpoint agent listening on {}:{} (gRPC, HTTP/JSON under /api)", host, agent.port());
       manager.start();
       ready.set(true);

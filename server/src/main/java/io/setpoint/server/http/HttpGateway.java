@@ -59,6 +59,9 @@ import java.util.concurrent.Executors;
  * GET    /api/openapi.json                                an OpenAPI 3.1 document
  * </pre>
  *
+ * <p>With ACLs on, every route needs a valid token ({@code Authorization: Bearer}); {@code
+ * /api/types} and {@code /api/openapi.json} need nothing more, as they describe schema, not data.
+ *
  * <p>Bodies and answers follow protobuf's canonical JSON mapping, a resource's data without its
  * {@code @type}; failures are JSON error bodies with HTTP statuses mapped from the gRPC codes (see
  * docs/http-api.md). Bind it with {@code serverBuilder.withRoute(gateway::bind)}.
@@ -116,6 +119,9 @@ public final class HttpGateway implements HttpService {
   }
 
   private HttpResponse route(ServiceRequestContext ctx, AggregatedHttpRequest req) {
+    // Who is asking comes first: without a valid token (ACLs on) every route answers 401, so
+    // nothing about types or routes is told to an anonymous caller.
+    Authorizer authz = callers.resolve(req.headers());
     List<String> segments = segments(ctx.path());
     HttpMethod method = req.method();
     if (segments.size() == 1 && segments.get(0).equals("types")) {
@@ -131,7 +137,6 @@ public final class HttpGateway implements HttpService {
     }
     Registration<?> reg = registration(segments);
     Type type = reg.type();
-    Authorizer authz = callers.resolve(req.headers());
     if (segments.size() == 3) {
       only(method, HttpMethod.GET);
       return list(ctx, req, authz, type);

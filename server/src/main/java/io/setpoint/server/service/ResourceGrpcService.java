@@ -82,14 +82,6 @@ public final class ResourceGrpcService extends ResourceServiceGrpc.ResourceServi
 
   private static <Q, R> void unary(
       BiFunction<Authorizer, Q, R> method, Q request, StreamObserver<R> out) {
-    R response;
-    try {
-      response = method.apply(CallerAuthorizer.current(), request);
-    } catch (RuntimeException e) {
-      out.onError(Errors.toStatus(e));
-      return;
-    }
-    out.onNext(response);
-    out.onCompleted();
+    UnaryCalls.answer(() -> method.apply(CallerAuthorizer.current(), request), out);
   }
 }

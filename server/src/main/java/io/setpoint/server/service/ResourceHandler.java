@@ -27,6 +27,7 @@ import io.setpoint.api.v1.WriteStatusRequest;
 import io.setpoint.api.v1.WriteStatusResponse;
 import com.google.protobuf.Any;
 import io.setpoint.api.core.v1.Tombstone;
+import io.setpoint.resource.AclHooks;
 import io.setpoint.resource.Authorizer;
 import io.setpoint.resource.CoreTypes;
 import io.setpoint.resource.PermissionDeniedException;
@@ -420,7 +421,8 @@ public final class ResourceHandler {
   }
 
   /**
-   * Opens a watch. The returned {@link FilteredWatch} drops events the caller may not read.
+   * Opens a watch. The returned {@link FilteredWatch} drops events the caller may not read, and
+   * fails once the caller may no longer list the type.
    */
   public FilteredWatch watchList(Authorizer authz, WatchListRequest req) {
     Registration<?> reg = validator.type("type", req.hasType(), req.getType());
@@ -428,9 +430,12 @@ public final class ResourceHandler {
     Tenancy tenancy = validator.tenancy(v.field("tenancy"), req.getTenancy(), reg, true);
     RequestValidator.namePrefix(v, "name_prefix", req.getNamePrefix());
     v.throwIfAny();
-    reg.acls().list().check(authz, req.getType(), tenancy);
+    AclHooks.List mayList = reg.acls().list();
+    mayList.check(authz, req.getType(), tenancy);
     Watch watch = backend.watch(req.getType(), tenancy, req.getNamePrefix(), req.getSinceRevision());
-    return new FilteredWatch(watch, resource -> canRead(authz, reg, resource));
+    // Asked again while the watch runs: a revoked token or a narrowed policy ends it.
+    return new FilteredWatch(watch, resource -> canRead(authz, reg, resource),
+        () -> mayList.check(authz, req.getType(), tenancy));
   }
 
   public MutateAndValidateResponse mutateAndValidate(Authorizer authz, MutateAndValidateRequest req) {

@@ -2,12 +2,15 @@ package io.setpoint.server.service;
 
 import java.util.regex.Pattern;
 
-/** The syntactic rules of names, labels and keys, shared by every request validator. */
-final class Rules {
+/**
+ * The syntactic rules of names, labels and keys, shared by every request validator (and the ACL
+ * types' validation, which checks names of policies and prefixes of names).
+ */
+public final class Rules {
   /** A DNS label, at most 63 characters: names, partitions and namespaces. */
-  static final Pattern DNS_LABEL = Pattern.compile("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$");
+  public static final Pattern DNS_LABEL = Pattern.compile("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$");
   /** What a name prefix may hold. */
-  static final Pattern NAME_PREFIX = Pattern.compile("^[-a-z0-9]{0,63}$");
+  public static final Pattern NAME_PREFIX = Pattern.compile("^[-a-z0-9]{0,63}$");
   /** A ULID in canonical Crockford base32. */
   static final Pattern ULID = Pattern.compile("^[0-9A-HJKMNP-TV-Z]{26}$");
   /** A store revision. */

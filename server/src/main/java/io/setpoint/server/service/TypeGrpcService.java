@@ -14,7 +14,8 @@ import java.util.Set;
 
 /**
  * Lists registered types with the descriptors of their data messages, so generic clients (the
- * CLI) can read and write any type's data as JSON.
+ * CLI) can read and write any type's data as JSON. With ACLs on, any valid token may list them:
+ * types are schema, not data, and every client needs them.
  */
 public final class TypeGrpcService extends TypeServiceGrpc.TypeServiceImplBase {
   private final Registry registry;
@@ -23,8 +24,19 @@ public final class TypeGrpcService extends TypeServiceGrpc.TypeServiceImplBase {
     this.registry = registry;
   }
 
+  /**
+   * Lists the types to any authenticated caller (with ACLs on, any valid token): types are
+   * schema, not data, and every client needs them to read or write JSON.
+   */
   @Override
   public void listTypes(ListTypesRequest request, StreamObserver<ListTypesResponse> out) {
+    UnaryCalls.answer(() -> {
+      CallerAuthorizer.current(); // resolving it is the check: UNAUTHENTICATED without a valid token
+      return listTypes();
+    }, out);
+  }
+
+  private ListTypesResponse listTypes() {
     ListTypesResponse.Builder response = ListTypesResponse.newBuilder();
     Set<FileDescriptor> files = new LinkedHashSet<>();
     for (Registration<?> reg : registry.types()) {
@@ -37,8 +49,7 @@ public final class TypeGrpcService extends TypeServiceGrpc.TypeServiceImplBase {
     }
     FileDescriptorSet.Builder set = FileDescriptorSet.newBuilder();
     files.forEach(f -> set.addFile(f.toProto()));
-    out.onNext(response.setDescriptors(set).build());
-    out.onCompleted();
+    return response.setDescriptors(set).build();
   }
 
   /** Adds {@code file} after its dependencies, each once. */

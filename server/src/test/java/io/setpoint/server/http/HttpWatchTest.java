@@ -124,7 +124,7 @@ class HttpWatchTest {
 
   @Test
   void resumingFromARevisionNoLongerRetainedIsA400TellingToRelist() {
-    try (Agent agent = Agent.builder().port(0).types(DemoTypes::register)
+    try (Agent agent = Agent.builder().port(0).acls(false).types(DemoTypes::register)
         .backend(new MemoryBackend(new Limits(2, 16))).start()) {
       Http own = new Http(agent.port());
       for (int i = 0; i < 5; i++) {
@@ -140,7 +140,7 @@ class HttpWatchTest {
   @Test
   void aClientThatGoesAwayClosesItsWatch() throws Exception {
     CountingBackend backend = new CountingBackend(new MemoryBackend());
-    try (Agent agent = Agent.builder().port(0).types(DemoTypes::register).backend(backend).start()) {
+    try (Agent agent = Agent.builder().port(0).acls(false).types(DemoTypes::register).backend(backend).start()) {
       SseClient watch = SseClient.open(new Http(agent.port()), "/api/demo/v1/Executive?watch=true", Map.of());
       watch.next("end_of_snapshot");
       assertThat(backend.open.get()).isEqualTo(1);
@@ -220,7 +220,7 @@ class HttpWatchTest {
 
   @Test
   void stoppingTheServerEndsTheStreamWithAnErrorEvent() throws Exception {
-    try (Agent agent = Agent.builder().port(0).types(DemoTypes::register).start()) {
+    try (Agent agent = Agent.builder().port(0).acls(false).types(DemoTypes::register).start()) {
       Http own = new Http(agent.port());
       try (SseClient watch = SseClient.open(own, "/api/demo/v2/Artist?watch=true", Map.of())) {
         watch.next("end_of_snapshot");

@@ -2,7 +2,11 @@ package io.setpoint.server.service;
 
 import com.google.protobuf.Any;
 import com.google.protobuf.Message;
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.stub.MetadataUtils;
 import io.grpc.ManagedChannelBuilder;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Tenancies;
@@ -36,9 +40,24 @@ public final class LiveAgent implements BeforeAllCallback, AfterAllCallback, Bef
   public static final ServiceLimits LIMITS = new ServiceLimits(16 << 10, 100, 1_000);
 
   private final MemoryBackend backend = new MemoryBackend();
+  private final boolean acls;
   private Agent agent;
   private ManagedChannel channel;
   private boolean perClass;
+
+  /** An agent without ACLs: every call may do everything. */
+  public LiveAgent() {
+    this(false);
+  }
+
+  private LiveAgent(boolean acls) {
+    this.acls = acls;
+  }
+
+  /** An agent that enforces ACLs (not bootstrapped yet). */
+  public static LiveAgent withAcls() {
+    return new LiveAgent(true);
+  }
 
   @Override
   public void beforeAll(ExtensionContext context) {
@@ -66,7 +85,7 @@ public final class LiveAgent implements BeforeAllCallback, AfterAllCallback, Bef
   }
 
   private void start() {
-    agent = Agent.builder().port(0).types(DemoTypes::register).backend(backend)
+    agent = Agent.builder().port(0).acls(acls).types(DemoTypes::register).backend(backend)
         .maxRequestBytes(MAX_REQUEST_BYTES).limits(LIMITS).start();
     channel = ManagedChannelBuilder.forAddress("127.0.0.1", agent.port()).usePlaintext()
         .maxInboundMessageSize(MAX_REQUEST_BYTES * 4).build();
@@ -91,6 +110,21 @@ public final class LiveAgent implements BeforeAllCallback, AfterAllCallback, Bef
 
   public ResourceServiceGrpc.ResourceServiceBlockingStub stub() {
     return ResourceServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+  }
+
+  /** The channel, sending {@code token} as {@code x-setpoint-token} (none when null). */
+  public Channel channel(String token) {
+    if (token == null) {
+      return channel;
+    }
+    Metadata headers = new Metadata();
+    headers.put(Metadata.Key.of("x-setpoint-token", Metadata.ASCII_STRING_MARSHALLER), token);
+    return ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers));
+  }
+
+  /** A stub that sends {@code token} (none when null). */
+  public ResourceServiceGrpc.ResourceServiceBlockingStub stub(String token) {
+    return ResourceServiceGrpc.newBlockingStub(channel(token)).withDeadlineAfter(10, TimeUnit.SECONDS);
   }
 
   /** Writes a resource of {@code type} named {@code name} in the default tenancy. */

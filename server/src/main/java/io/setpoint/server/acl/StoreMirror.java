@@ -1,0 +1,150 @@
+package io.setpoint.server.acl;
+
+import io.setpoint.api.Tenancies;
+import io.setpoint.api.Types;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.Type;
+import io.setpoint.api.v1.WatchEvent;
+import io.setpoint.storage.Backend;
+import io.setpoint.storage.Watch;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An in-memory copy of every resource of one cluster-scoped type, kept current by a watch on the
+ * store (an informer, without the controller runtime): lookups never touch the store, and a
+ * change is seen as soon as the store publishes it. Values are decoded once, on change, and
+ * looked up by a key of their own (a policy by its name, a token by its secret's hash).
+ *
+ * <p>If the watch fails (the store dropped it, or is briefly unavailable), the mirror lists the
+ * type again and drops whatever the new snapshot no longer has.
+ */
+final class StoreMirror<T> implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(StoreMirror.class);
+  private static final Duration RETRY = Duration.ofMillis(200);
+
+  private final Backend backend;
+  private final Type type;
+  private final Function<Resource, String> keyOf;
+  private final Function<Resource, T> decode;
+  private final Map<String, T> byKey = new ConcurrentHashMap<>();
+  /** The key each resource name is stored under; only the mirror's thread touches it. */
+  private final Map<String, String> keyByName = new HashMap<>();
+  private final CountDownLatch synced = new CountDownLatch(1);
+  private volatile boolean closed;
+  private volatile Watch current;
+
+  /**
+   * Starts mirroring {@code type}; see {@link #awaitSynced}.
+   *
+   * @param decode turns a stored resource into the value to keep; may throw for data it cannot
+   *     use, and the resource is then left out
+   */
+  StoreMirror(Backend backend, Type type, Function<Resource, String> keyOf, Function<Resource, T> decode) {
+    this.backend = backend;
+    this.type = type;
+    this.keyOf = keyOf;
+    this.decode = decode;
+    Thread.ofVirtual().name("setpoint-acl-" + type.getKind().toLowerCase(java.util.Locale.ROOT)).start(this::run);
+  }
+
+  /** The value stored under {@code key}, or null. */
+  T get(String key) {
+    return byKey.get(key);
+  }
+
+  /** Waits until the first snapshot has been copied; false if that took longer than {@code timeout}. */
+  boolean awaitSynced(Duration timeout) throws InterruptedException {
+    return synced.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private void run() {
+    while (!closed) {
+      try (Watch watch = backend.watch(type, Tenancies.CLUSTER, "", 0)) {
+        current = watch;
+        if (!closed) {
+          follow(watch);
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        if (closed) {
+          return;
+        }
+        log.warn("the ACL view of {} lost its watch; listing again", Types.format(type), e);
+        LockSupport.parkNanos(RETRY.toNanos());
+      }
+    }
+  }
+
+  private void follow(Watch watch) throws InterruptedException {
+    Set<String> snapshot = new HashSet<>();
+    boolean inSnapshot = true;
+    while (true) {
+      WatchEvent event = watch.next();
+      switch (event.getEventCase()) {
+        case UPSERT -> {
+          Resource resource = event.getUpsert().getResource();
+          if (inSnapshot) {
+            snapshot.add(resource.getId().getName());
+          }
+          put(resource);
+        }
+        case DELETE -> remove(event.getDelete().getResource().getId().getName());
+        case END_OF_SNAPSHOT -> {
+          inSnapshot = false;
+          List<String> gone = keyByName.keySet().stream().filter(name -> !snapshot.contains(name)).toList();
+          gone.forEach(this::remove);
+          synced.countDown();
+        }
+        default -> {}
+      }
+    }
+  }
+
+  private void put(Resource resource) {
+    String name = resource.getId().getName();
+    T value;
+    try {
+      value = decode.apply(resource);
+    } catch (RuntimeException e) {
+      log.warn("ignoring {}: {}", name, e.getMessage());
+      remove(name);
+      return;
+    }
+    String key = keyOf.apply(resource);
+    String previous = keyByName.put(name, key);
+    if (previous != null && !previous.equals(key)) {
+      byKey.remove(previous);
+    }
+    byKey.put(key, value);
+  }
+
+  private void remove(String name) {
+    String key = keyByName.remove(name);
+    if (key != null) {
+      byKey.remove(key);
+    }
+  }
+
+  /** Stops following the store. */
+  @Override
+  public void close() {
+    closed = true;
+    Watch watch = current;
+    if (watch != null) {
+      watch.close();
+    }
+  }
+}

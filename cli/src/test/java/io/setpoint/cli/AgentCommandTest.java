@@ -4,6 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.google.protobuf.Any;
+import io.setpoint.api.Ids;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.demo.v2.Artist;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import org.junit.jupiter.api.io.TempDir;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -80,6 +88,77 @@ class AgentCommandTest {
       assertThat(logged.list).extracting(ILoggingEvent::getFormattedMessage).contains("Setpoint agent stopped");
       assertThatThrownBy(client::types).isInstanceOfSatisfying(SetpointException.class,
           e -> assertThat(e.code()).isEqualTo(Code.UNAVAILABLE));
+    }
+  }
+
+  @Test
+  void aDurableAgentKeepsItsDataAndTokensAcrossARestartAndListsItsRaftPeer(@TempDir Path dataDir) throws Exception {
+    String raftPort = String.valueOf(freePort());
+    String[] args = {"agent", "-data-dir", dataDir.toString(), "-port", "0", "-raft-port", raftPort,
+        "-demo-types", "-no-demo-controllers"};
+    agent = CliRun.start(args);
+    int port = awaitListening();
+    String token;
+    Resource stored;
+    try (SetpointClient anonymous = SetpointClient.connect("127.0.0.1:" + port)) {
+      assertThatThrownBy(anonymous::types).as("ACLs are on outside -dev")
+          .isInstanceOfSatisfying(SetpointException.class, e -> assertThat(e.code()).isEqualTo(Code.UNAUTHENTICATED));
+      token = anonymous.bootstrapAcls().getSecret();
+    }
+    try (SetpointClient client = SetpointClient.builder().address("127.0.0.1:" + port).token(token).build()) {
+      stored = client.write(Resource.newBuilder()
+          .setId(Ids.of(DemoTypes.ARTIST, "nina"))
+          .setData(Any.pack(Artist.newBuilder().setName("Nina Simone").build()))
+          .build());
+    }
+    agent.interruptAndJoin();
+    assertThat(agent.code()).as(agent.toString()).isZero();
+
+    logged.list.clear();
+    agent = CliRun.start(args);
+    port = awaitListening();
+    try (SetpointClient client = SetpointClient.builder().address("127.0.0.1:" + port).token(token).build()) {
+      assertThat(client.read(Ids.of(DemoTypes.ARTIST, "nina"))).isEqualTo(stored);
+      assertThat(client.raftPeers().getPeersList()).singleElement().satisfies(peer -> {
+        assertThat(peer.getName()).isEqualTo("node1");
+        assertThat(peer.getAddress()).isEqualTo("127.0.0.1:" + raftPort);
+      });
+      await().atMost(Duration.ofSeconds(30)).until(() -> client.raftPeers().getPeers(0).getLeader());
+    }
+
+    CliRun peers = CliRun.run("operator", "raft", "list-peers", "-address", "127.0.0.1:" + port, "-token", token);
+    assertThat(peers.code()).as(peers.toString()).isZero();
+    assertThat(peers.out()).containsPattern("node1 +127\\.0\\.0\\.1:" + raftPort + " +leader");
+  }
+
+  @Test
+  void aDevAgentHasNoRaftPeersToList() {
+    try (Agent running = Agent.builder().port(0).acls(false).start()) {
+      CliRun run = CliRun.run("operator", "raft", "list-peers", "-address", "127.0.0.1:" + running.port());
+
+      assertThat(run.code()).isEqualTo(1);
+      assertThat(run.err()).contains("in-memory store (-dev), which has no Raft peers");
+    }
+  }
+
+  @Test
+  void aClusterThatDoesNotNameThisNodeIsAUsageError(@TempDir Path dataDir) {
+    CliRun run = CliRun.run("agent", "-data-dir", dataDir.toString(), "-node", "n4",
+        "-cluster", "n1=127.0.0.1:8501,n2=127.0.0.1:8511");
+
+    assertThat(run.code()).isEqualTo(2);
+    assertThat(run.err()).contains("-cluster n1=127.0.0.1:8501,n2=127.0.0.1:8511 does not name this node (-node n4)");
+  }
+
+  private int awaitListening() {
+    return await().atMost(Duration.ofSeconds(60))
+        .failFast("the agent command ended", () -> agent.code() != null)
+        .until(this::listeningPort, Optional::isPresent).orElseThrow();
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
     }
   }
 

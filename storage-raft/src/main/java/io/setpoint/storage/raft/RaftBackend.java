@@ -68,6 +68,9 @@ import org.slf4j.LoggerFactory;
  * follows it must still write with compare-and-swap.
  */
 public final class RaftBackend implements Backend, Replication {
+  private static final Duration RETRY_PAUSE_MIN = Duration.ofMillis(10);
+  private static final Duration RETRY_PAUSE_MAX = Duration.ofMillis(250);
+
   private static final Logger log = LoggerFactory.getLogger(RaftBackend.class);
   /** How often a leadership transfer checks whether this member has heard of the new leader. */
   private static final Duration POLL = Duration.ofMillis(10);
@@ -334,9 +337,31 @@ public final class RaftBackend implements Backend, Replication {
     return outcome;
   }
 
-  /** Waits until this member has applied everything committed before now. */
+  /**
+   * Waits until this member has applied everything committed before now. A round fails at once
+   * while no leader is known (the member just started, an election runs), so like a write it is
+   * tried again until the request timeout.
+   */
   private void catchUp() {
-    await(reads.await(), System.nanoTime() + timeout.toNanos(), "strong read");
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long pauseNanos = RETRY_PAUSE_MIN.toNanos();
+    for (;;) {
+      try {
+        await(reads.await(), deadline, "strong read");
+        return;
+      } catch (StorageException e) {
+        if (deadline - System.nanoTime() <= pauseNanos) {
+          throw e;
+        }
+      }
+      try {
+        TimeUnit.NANOSECONDS.sleep(pauseNanos);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StorageException(Reason.UNAVAILABLE, "strong read interrupted");
+      }
+      pauseNanos = Math.min(pauseNanos * 2, RETRY_PAUSE_MAX.toNanos());
+    }
   }
 
   private CompletableFuture<BatchReply> replicate(io.setpoint.storage.raft.v1.Batch batch) {

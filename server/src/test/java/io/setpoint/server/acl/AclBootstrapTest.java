@@ -7,14 +7,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.protobuf.Any;
 import io.grpc.Status;
 import io.setpoint.api.Ids;
-import io.setpoint.api.Types;
 import io.setpoint.api.acl.v1.BootstrapResponse;
 import io.setpoint.api.acl.v1.CreateTokenRequest;
 import io.setpoint.api.acl.v1.CreateTokenResponse;
 import io.setpoint.api.acl.v1.Policy;
 import io.setpoint.api.acl.v1.Rule;
 import io.setpoint.api.acl.v1.Token;
-import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
@@ -23,14 +21,12 @@ import io.setpoint.client.SetpointException;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.server.agent.Agent;
 import io.setpoint.storage.Backend;
+import io.setpoint.storage.conformance.ForwardingBackend;
 import io.setpoint.storage.Consistency;
-import io.setpoint.storage.Page;
-import io.setpoint.storage.Watch;
 import io.setpoint.storage.memory.MemoryBackend;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.HexFormat;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -160,35 +156,9 @@ class AclBootstrapTest {
   }
 
   /** A store the agent cannot close, so a second agent can start on it: a restart. */
-  private record KeptOpen(Backend store) implements Backend {
-    @Override
-    public Resource read(Consistency consistency, ID id) {
-      return store.read(consistency, id);
-    }
-
-    @Override
-    public Resource writeCas(Resource resource) {
-      return store.writeCas(resource);
-    }
-
-    @Override
-    public Resource deleteCas(ID id, String version) {
-      return store.deleteCas(id, version);
-    }
-
-    @Override
-    public Page list(Consistency consistency, Type type, Tenancy tenancy, String namePrefix, int limit, String pageToken) {
-      return store.list(consistency, type, tenancy, namePrefix, limit, pageToken);
-    }
-
-    @Override
-    public List<Resource> listByOwner(ID owner) {
-      return store.listByOwner(owner);
-    }
-
-    @Override
-    public Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
-      return store.watch(type, tenancy, namePrefix, sinceRevision);
+  private static final class KeptOpen extends ForwardingBackend {
+    KeptOpen(Backend store) {
+      super(store);
     }
 
     @Override

@@ -5,10 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.Any;
 import io.setpoint.api.Ids;
-import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
-import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.WriteRequest;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Album;
@@ -18,12 +16,11 @@ import io.setpoint.resource.CoreTypes;
 import io.setpoint.resource.Registry;
 import io.setpoint.resource.ValidationException;
 import io.setpoint.storage.Backend;
+import io.setpoint.storage.conformance.ForwardingBackend;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.Page;
-import io.setpoint.storage.Watch;
 import io.setpoint.storage.memory.MemoryBackend;
 import java.time.Clock;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -85,11 +82,12 @@ class OwnerRaceTest {
   }
 
   /** A store in which an owner's delete lands between the create's owner check and its write. */
-  private static final class OwnerDeletedBeforeCreate implements Backend {
+  private static final class OwnerDeletedBeforeCreate extends ForwardingBackend {
     private final Backend delegate;
     boolean deleteOwnerBeforeNextCreate;
 
     OwnerDeletedBeforeCreate(Backend delegate) {
+      super(delegate);
       this.delegate = delegate;
     }
 
@@ -99,37 +97,7 @@ class OwnerRaceTest {
         deleteOwnerBeforeNextCreate = false;
         delegate.deleteCas(resource.getOwner(), "");
       }
-      return delegate.writeCas(resource);
-    }
-
-    @Override
-    public Resource read(Consistency consistency, ID id) {
-      return delegate.read(consistency, id);
-    }
-
-    @Override
-    public Resource deleteCas(ID id, String version) {
-      return delegate.deleteCas(id, version);
-    }
-
-    @Override
-    public Page list(Consistency consistency, Type type, Tenancy tenancy, String namePrefix, int limit, String pageToken) {
-      return delegate.list(consistency, type, tenancy, namePrefix, limit, pageToken);
-    }
-
-    @Override
-    public List<Resource> listByOwner(ID owner) {
-      return delegate.listByOwner(owner);
-    }
-
-    @Override
-    public Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
-      return delegate.watch(type, tenancy, namePrefix, sinceRevision);
-    }
-
-    @Override
-    public void close() {
-      delegate.close();
+      return super.writeCas(resource);
     }
   }
 }

@@ -1,7 +1,6 @@
 package io.setpoint.storage.raft;
 
 import io.setpoint.api.v1.Resource;
-import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.Watch;
@@ -15,7 +14,6 @@ import io.setpoint.storage.raft.v1.BatchReply;
 import io.setpoint.storage.raft.v1.Failure;
 import io.setpoint.storage.raft.v1.Op;
 import io.setpoint.storage.raft.v1.Outcome;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -32,8 +30,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ReplicatedStore {
   private static final Logger log = LoggerFactory.getLogger(ReplicatedStore.class);
-  private static final int SNAPSHOT_ATTEMPTS = 3;
-
   private final Limits limits;
   private final WatchHub hub;
   /** Serialises applying with watch subscription, so a watch misses no event and sees none twice. */
@@ -140,63 +136,7 @@ final class ReplicatedStore {
 
   /** See {@link io.setpoint.storage.Backend#watch}; served from this member's applied state. */
   Watch watch(Query query, long sinceRevision) {
-    return sinceRevision == 0 ? watchWithSnapshot(query) : resume(query, sinceRevision);
-  }
-
-  private Watch watchWithSnapshot(Query query) {
-    for (int attempt = 1; ; attempt++) {
-      Watch watch;
-      ResourceIndex at;
-      long revision;
-      writer.lock();
-      try {
-        checkOpen();
-        at = index;
-        revision = at.revision();
-        watch = hub.subscribe(query, revision);
-      } finally {
-        writer.unlock();
-      }
-      // Read outside the lock, at the subscription's revision; live events committed meanwhile
-      // wait in the watch's buffer.
-      try {
-        List<Entry> snapshot = at.snapshot(query, revision);
-        List<WatchEvent> backlog = new ArrayList<>(snapshot.size() + 1);
-        for (Entry e : snapshot) {
-          backlog.add(
-              WatchEvent.newBuilder()
-                  .setRevision(e.revision())
-                  .setUpsert(WatchEvent.Upsert.newBuilder().setResource(e.resource()))
-                  .build());
-        }
-        backlog.add(
-            WatchEvent.newBuilder()
-                .setRevision(revision)
-                .setEndOfSnapshot(WatchEvent.EndOfSnapshot.getDefaultInstance())
-                .build());
-        WatchHub.backlog(watch, backlog);
-        return watch;
-      } catch (StorageException e) {
-        watch.close();
-        if (e.reason() != Reason.COMPACTED || attempt == SNAPSHOT_ATTEMPTS) {
-          throw e;
-        }
-      }
-    }
-  }
-
-  private Watch resume(Query query, long sinceRevision) {
-    writer.lock();
-    try {
-      checkOpen();
-      ResourceIndex at = index;
-      List<Entry> changes = at.changesSince(sinceRevision, query);
-      Watch watch = hub.subscribe(query, Math.max(sinceRevision, at.revision()));
-      WatchHub.backlog(watch, changes.stream().map(Entry::toEvent).toList());
-      return watch;
-    } finally {
-      writer.unlock();
-    }
+    return hub.open(writer, () -> index, this::checkOpen, query, sinceRevision);
   }
 
   /** Closes every watch; later watches fail with {@code UNAVAILABLE}. */

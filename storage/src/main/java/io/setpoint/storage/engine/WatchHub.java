@@ -2,10 +2,14 @@ package io.setpoint.storage.engine;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
+import io.setpoint.storage.StorageException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.Lock;
+import java.util.function.Supplier;
 
 /**
  * Fans committed changes out to watchers. Subscriptions are indexed by group and kind, so a write
@@ -15,6 +19,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * lock), which is what makes "no event missed, none twice" hold across the snapshot boundary.
  */
 public final class WatchHub {
+  private static final int SNAPSHOT_ATTEMPTS = 3;
+
   private final Map<String, List<Subscription>> byType = new ConcurrentHashMap<>();
   private final int buffer;
 
@@ -38,6 +44,73 @@ public final class WatchHub {
           return list;
         });
     return sub;
+  }
+
+  /**
+   * Opens a watch on the index {@code current} supplies, for a backend whose writes hold {@code
+   * writer}: with {@code sinceRevision} 0, every matching resource as an upsert then an
+   * end-of-snapshot marker, otherwise a replay of the changes after it; then the live changes.
+   * Takes {@code writer} only to subscribe (and to replay): a snapshot is read outside the lock, at
+   * the subscription's revision, while live events committed meanwhile wait in the watch's buffer.
+   *
+   * @param ensureOpen called under {@code writer} first; throws when the backend is closed
+   */
+  public io.setpoint.storage.Watch open(
+      Lock writer, Supplier<ResourceIndex> current, Runnable ensureOpen, Query query, long sinceRevision) {
+    return sinceRevision == 0
+        ? openWithSnapshot(writer, current, ensureOpen, query)
+        : resume(writer, current, ensureOpen, query, sinceRevision);
+  }
+
+  private io.setpoint.storage.Watch openWithSnapshot(
+      Lock writer, Supplier<ResourceIndex> current, Runnable ensureOpen, Query query) {
+    for (int attempt = 1; ; attempt++) {
+      io.setpoint.storage.Watch watch;
+      ResourceIndex index;
+      long at;
+      writer.lock();
+      try {
+        ensureOpen.run();
+        index = current.get();
+        at = index.revision();
+        watch = subscribe(query, at);
+      } finally {
+        writer.unlock();
+      }
+      try {
+        List<Entry> snapshot = index.snapshot(query, at);
+        List<WatchEvent> events = new ArrayList<>(snapshot.size() + 1);
+        for (Entry e : snapshot) {
+          events.add(WatchEvent.newBuilder().setRevision(e.revision())
+              .setUpsert(WatchEvent.Upsert.newBuilder().setResource(e.resource())).build());
+        }
+        events.add(WatchEvent.newBuilder().setRevision(at)
+            .setEndOfSnapshot(WatchEvent.EndOfSnapshot.getDefaultInstance()).build());
+        backlog(watch, events);
+        return watch;
+      } catch (StorageException e) {
+        // Writes outran the history while the snapshot was read: take a fresher one.
+        watch.close();
+        if (e.reason() != StorageException.Reason.COMPACTED || attempt == SNAPSHOT_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private io.setpoint.storage.Watch resume(
+      Lock writer, Supplier<ResourceIndex> current, Runnable ensureOpen, Query query, long sinceRevision) {
+    writer.lock();
+    try {
+      ensureOpen.run();
+      ResourceIndex index = current.get();
+      List<Entry> changes = index.changesSince(sinceRevision, query);
+      io.setpoint.storage.Watch watch = subscribe(query, Math.max(sinceRevision, index.revision()));
+      backlog(watch, changes.stream().map(Entry::toEvent).toList());
+      return watch;
+    } finally {
+      writer.unlock();
+    }
   }
 
   /** Sets the events a watcher receives before its live ones. */

@@ -4,7 +4,6 @@ import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
-import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.Page;
@@ -15,7 +14,6 @@ import io.setpoint.storage.engine.Limits;
 import io.setpoint.storage.engine.Query;
 import io.setpoint.storage.engine.ResourceIndex;
 import io.setpoint.storage.engine.WatchHub;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -25,8 +23,6 @@ import java.util.concurrent.locks.ReentrantLock;
  * revisions, events and reads agree on one order. Every read is already linearizable.
  */
 public final class MemoryBackend implements Backend {
-  private static final int SNAPSHOT_ATTEMPTS = 3;
-
   private final ResourceIndex index;
   private final WatchHub hub;
   private final ReentrantLock writer = new ReentrantLock();
@@ -89,55 +85,7 @@ public final class MemoryBackend implements Backend {
 
   @Override
   public Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
-    Query query = new Query(type, tenancy, namePrefix);
-    return sinceRevision == 0 ? watchWithSnapshot(query) : resume(query, sinceRevision);
-  }
-
-  private Watch watchWithSnapshot(Query query) {
-    for (int attempt = 1; ; attempt++) {
-      Watch watch;
-      long at;
-      writer.lock();
-      try {
-        checkOpen();
-        at = index.revision();
-        watch = hub.subscribe(query, at);
-      } finally {
-        writer.unlock();
-      }
-      // The snapshot is read outside the lock, at the subscription's revision; live events
-      // committed meanwhile wait in the watch's buffer.
-      try {
-        List<Entry> snapshot = index.snapshot(query, at);
-        List<WatchEvent> backlog = new ArrayList<>(snapshot.size() + 1);
-        for (Entry e : snapshot) {
-          backlog.add(WatchEvent.newBuilder().setRevision(e.revision())
-              .setUpsert(WatchEvent.Upsert.newBuilder().setResource(e.resource())).build());
-        }
-        backlog.add(WatchEvent.newBuilder().setRevision(at)
-            .setEndOfSnapshot(WatchEvent.EndOfSnapshot.getDefaultInstance()).build());
-        WatchHub.backlog(watch, backlog);
-        return watch;
-      } catch (StorageException e) {
-        watch.close();
-        if (e.reason() != StorageException.Reason.COMPACTED || attempt == SNAPSHOT_ATTEMPTS) {
-          throw e;
-        }
-      }
-    }
-  }
-
-  private Watch resume(Query query, long sinceRevision) {
-    writer.lock();
-    try {
-      checkOpen();
-      List<Entry> changes = index.changesSince(sinceRevision, query);
-      Watch watch = hub.subscribe(query, Math.max(sinceRevision, index.revision()));
-      WatchHub.backlog(watch, changes.stream().map(Entry::toEvent).toList());
-      return watch;
-    } finally {
-      writer.unlock();
-    }
+    return hub.open(writer, () -> index, this::checkOpen, new Query(type, tenancy, namePrefix), sinceRevision);
   }
 
   /** The revision of the last committed change. */

@@ -2,10 +2,11 @@ package io.setpoint.resource;
 
 import io.setpoint.api.Types;
 import io.setpoint.api.core.v1.Event;
+import io.setpoint.api.core.v1.Lease;
 import io.setpoint.api.core.v1.Tombstone;
 import io.setpoint.api.v1.Type;
 
-/** The types every server registers: events and the tombstones of cascading deletes. */
+/** The types every server registers: events, the tombstones of cascading deletes, and leases. */
 public final class CoreTypes {
   /** {@code core.v1.Event}: cluster-scoped, owned by the resource it is about; per-type ACLs. */
   public static final Type EVENT = Types.of("core", "v1", "Event");
@@ -14,6 +15,11 @@ public final class CoreTypes {
    * server writes them, and the operator permissions guard them.
    */
   public static final Type TOMBSTONE = Types.of("core", "v1", "Tombstone");
+  /**
+   * {@code core.v1.Lease}: the heartbeats and key leases with which the instances of a generic loop
+   * split its keys (LeaseLocker); cluster-scoped; per-type ACLs.
+   */
+  public static final Type LEASE = Types.of("core", "v1", "Lease");
 
   private CoreTypes() {}
 
@@ -36,6 +42,14 @@ public final class CoreTypes {
               if (tombstone.data().getOwner().getUid().isEmpty()) {
                 v.add("owner.uid", "required", "must be the uid of the deleted owner");
               }
+            }))
+            .build())
+        // Leases are data of the loops that share keys: per-type permissions, like events.
+        .register(Registration.of(LEASE, Lease.class)
+            .acls(AclHooks.perType())
+            .validate(Hooks.decodeAndValidate(Lease.class, (lease, v) -> {
+              v.requireNonEmpty("group", lease.data().getGroup());
+              v.requireNonEmpty("holder", lease.data().getHolder());
             }))
             .build());
   }

@@ -8,6 +8,7 @@ import io.setpoint.controller.Placement;
 import io.setpoint.controller.Request;
 import io.setpoint.controller.Result;
 import io.setpoint.controller.cache.SharedCache;
+import io.setpoint.controller.loop.Loop;
 import io.setpoint.controller.time.Ticker;
 import java.time.Clock;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs controllers against one server: one shared cache, one supervisor per controller. SINGLETON
  * controllers run only while {@link Leadership} says this process leads; EACH_SERVER ones always.
+ * Generic {@linkplain #register(Loop) loops} run here too, always, on the same engine.
  * The same code runs inside the agent (over an in-process channel) and in a separate JVM (over
  * gRPC): only the {@link SetpointClient} differs.
  *
@@ -41,6 +43,7 @@ public final class Manager implements AutoCloseable {
   private final Ticker ticker;
   private final Duration drain;
   private final Map<String, Supervised> controllers = new ConcurrentHashMap<>();
+  private final Map<String, Supervisor> loops = new ConcurrentHashMap<>();
   private volatile boolean started;
   private volatile boolean closed;
 
@@ -68,13 +71,41 @@ public final class Manager implements AutoCloseable {
    */
   public Manager register(Controller controller) {
     Supervisor supervisor = new Supervisor(controller.name(), () -> runner(controller), drain);
-    if (controllers.putIfAbsent(controller.name(), new Supervised(controller, supervisor)) != null) {
+    if (loops.containsKey(controller.name())
+        || controllers.putIfAbsent(controller.name(), new Supervised(controller, supervisor)) != null) {
       throw new IllegalArgumentException("a controller named " + controller.name() + " is already registered");
     }
     if (started) {
       place(controllers.get(controller.name()));
     }
     return this;
+  }
+
+  /**
+   * Adds a generic loop; it starts with the manager (or at once, if the manager already runs) and
+   * runs in every process, like an EACH_SERVER controller: give it a {@link
+   * io.setpoint.controller.loop.LeaseLocker} so the processes split its keys. Its meters go to the
+   * manager's registry and its timing follows the manager's ticker.
+   *
+   * @throws IllegalArgumentException when a controller or loop of that name is registered already
+   */
+  public Manager register(Loop<?, ?> loop) {
+    Supervisor supervisor = new Supervisor(loop.name(),
+        () -> new LoopEngine<>(loop, new ControllerMetrics(meters, loop.name()), ticker), drain);
+    if (controllers.containsKey(loop.name()) || loops.putIfAbsent(loop.name(), supervisor) != null) {
+      throw new IllegalArgumentException("a controller or loop named " + loop.name() + " is already registered");
+    }
+    if (started && !closed) {
+      supervisor.ensureRunning();
+    }
+    return this;
+  }
+
+  /** The names of the registered loops, and whether each runs now. */
+  public Map<String, Boolean> loops() {
+    Map<String, Boolean> out = new java.util.TreeMap<>();
+    loops.forEach((name, supervisor) -> out.put(name, supervisor.running() != null));
+    return out;
   }
 
   /** Starts every registered controller that should run here. Returns at once. */
@@ -92,7 +123,7 @@ public final class Manager implements AutoCloseable {
   public List<ControllerState> controllers() {
     List<ControllerState> out = new ArrayList<>();
     for (Supervised s : controllers.values()) {
-      ControllerRunner runner = s.supervisor().running();
+      Runner runner = s.supervisor().running();
       out.add(new ControllerState(s.controller().name(), s.controller().managedType(),
           s.controller().placement(), runner != null, runner == null ? 0 : runner.queueDepth()));
     }
@@ -122,12 +153,14 @@ public final class Manager implements AutoCloseable {
   public void close() {
     closed = true;
     controllers.values().parallelStream().forEach(s -> s.supervisor().ensureStopped());
+    loops.values().parallelStream().forEach(Supervisor::ensureStopped);
     cache.close();
   }
 
   private void placeAll() {
     if (started && !closed) {
       controllers.values().forEach(this::place);
+      loops.values().forEach(Supervisor::ensureRunning);
     }
   }
 

@@ -6,7 +6,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps one controller running while it should run: starts it, restarts it with backoff when it
+ * Keeps one controller or loop running while it should run: starts it, restarts it with backoff when it
  * fails to start (0.5 s doubling to 1 min; a run that lasted past the 2 s flap threshold resets
  * the backoff), and stops it. A failing controller never takes the process down.
  */
@@ -17,19 +17,19 @@ final class Supervisor {
   private static final Duration FLAP_THRESHOLD = Duration.ofSeconds(2);
 
   private final String name;
-  private final Supplier<ControllerRunner> factory;
+  private final Supplier<? extends Runner> factory;
   private final Duration drain;
-  private ControllerRunner running;
+  private Runner running;
   private Thread starter;
   private boolean wanted;
 
-  Supervisor(String name, Supplier<ControllerRunner> factory, Duration drain) {
+  Supervisor(String name, Supplier<? extends Runner> factory, Duration drain) {
     this.name = name;
     this.factory = factory;
     this.drain = drain;
   }
 
-  synchronized ControllerRunner running() {
+  synchronized Runner running() {
     return running;
   }
 
@@ -44,7 +44,7 @@ final class Supervisor {
 
   /** Stops the controller, draining in-flight reconciles. */
   void ensureStopped() {
-    ControllerRunner toStop;
+    Runner toStop;
     Thread toJoin;
     synchronized (this) {
       wanted = false;
@@ -69,7 +69,7 @@ final class Supervisor {
           return;
         }
       }
-      ControllerRunner runner = factory.get();
+      Runner runner = factory.get();
       long began = System.nanoTime();
       try {
         runner.start();

@@ -1,0 +1,15 @@
+package io.setpoint.controller.manager;
+
+import java.time.Duration;
+
+/** Something a {@link Supervisor} keeps running: a controller or a generic loop. */
+interface Runner {
+  /** Starts it; throwing makes the supervisor retry with backoff. */
+  void start() throws Exception;
+
+  /** Stops taking work and lets in-flight work finish within {@code deadline}. Idempotent. */
+  void stop(Duration deadline);
+
+  /** Keys ready to process now. */
+  int queueDepth();
+}

@@ -1,0 +1,177 @@
+package io.setpoint.controller.manager;
+
+import io.setpoint.controller.Result;
+import io.setpoint.controller.TerminalException;
+import io.setpoint.controller.queue.Priority;
+import io.setpoint.controller.queue.Trigger;
+import io.setpoint.controller.queue.WorkItem;
+import io.setpoint.controller.queue.WorkQueue;
+import io.setpoint.controller.time.Ticker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * The reconcile loop shared by resource controllers and generic loops: virtual-thread workers that
+ * take keys from a work queue and run each through a body under the same policy. Per key: a
+ * context with its triggers and queue wait, the name and key in the MDC, a watchdog for the
+ * timeout, the controller-runtime metrics, and what happens next (done, requeue after, retry with
+ * backoff up to a limit, or terminal). The queue guarantees one run per key at a time and that an
+ * add arriving meanwhile runs the key again after.
+ */
+final class Workers<K> {
+  private static final Logger log = LoggerFactory.getLogger(Workers.class);
+
+  /** What runs for one key. */
+  @FunctionalInterface
+  interface Body<K> {
+    Result run(WorkContext<K> ctx) throws Exception;
+  }
+
+  /**
+   * How keys are run.
+   *
+   * @param timeout cancel a run after this long; zero for never
+   * @param resync run a key again this long (minus up to 10% jitter) after it succeeds; zero for
+   *     never
+   * @param maxRetries retries of a failing key before it is dropped
+   * @param mdcKey the MDC entry that carries the key ({@code resource} for controllers)
+   */
+  record Policy(Duration timeout, Duration resync, int maxRetries, String mdcKey) {
+    Policy {
+      Objects.requireNonNull(timeout, "timeout");
+      Objects.requireNonNull(resync, "resync");
+      Objects.requireNonNull(mdcKey, "mdcKey");
+    }
+  }
+
+  private final String name;
+  private final WorkQueue<K> queue;
+  private final ControllerMetrics metrics;
+  private final Ticker ticker;
+  private final Policy policy;
+  private final Body<K> body;
+  private final List<Thread> threads = new ArrayList<>();
+  private final Set<WorkContext<K>> running = ConcurrentHashMap.newKeySet();
+
+  Workers(String name, WorkQueue<K> queue, ControllerMetrics metrics, Ticker ticker, Policy policy, Body<K> body) {
+    this.name = name;
+    this.queue = queue;
+    this.metrics = metrics;
+    this.ticker = ticker;
+    this.policy = policy;
+    this.body = body;
+  }
+
+  /** Starts {@code concurrency} workers. */
+  void start(int concurrency) {
+    for (int i = 0; i < concurrency; i++) {
+      threads.add(Thread.ofVirtual().name("setpoint-" + name + "-worker-" + i).start(this::work));
+    }
+  }
+
+  /**
+   * Shuts the queue down, lets running keys finish within {@code deadline}, then cancels and
+   * interrupts whatever still runs.
+   */
+  void stop(Duration deadline) {
+    queue.shutDownAndDrain(deadline);
+    running.forEach(WorkContext::cancel);
+    threads.forEach(Thread::interrupt);
+  }
+
+  private void work() {
+    while (true) {
+      WorkItem<K> item;
+      try {
+        item = queue.take();
+      } catch (InterruptedException e) {
+        return;
+      }
+      if (item == null) {
+        return;
+      }
+      try {
+        run(item);
+      } finally {
+        queue.done(item.key());
+      }
+    }
+  }
+
+  private void run(WorkItem<K> item) {
+    K key = item.key();
+    Duration waited = item.queueWait();
+    WorkContext<K> ctx = new WorkContext<>(name, key, item.triggers(), item.retries(), waited);
+    Watchdog watchdog = Watchdog.arm(policy.timeout(), ctx, Thread.currentThread());
+    running.add(ctx);
+    MDC.put("controller", name);
+    MDC.put(policy.mdcKey(), key.toString());
+    long started = ticker.read();
+    metrics.workerStarted();
+    String outcome;
+    try {
+      log.debug("reconciling {} after {} ms in the queue, because {}", key, waited.toMillis(), item.triggers());
+      Result result = body.run(ctx);
+      queue.forget(key);
+      if (result instanceof Result.RequeueAfter after) {
+        String why = ctx.requeueReason() != null ? ctx.requeueReason() : "requeue after " + after.delay();
+        queue.addAfter(key, after.delay(), Trigger.timer(why), Priority.HIGH, true);
+        outcome = after.delay().isZero() ? ControllerMetrics.REQUEUE : ControllerMetrics.REQUEUE_AFTER;
+      } else {
+        scheduleResync(key);
+        outcome = ControllerMetrics.SUCCESS;
+      }
+    } catch (TerminalException e) {
+      queue.forget(key);
+      log.warn("reconcile of {} failed terminally, not retrying: {}", key, e.getMessage());
+      outcome = ControllerMetrics.ERROR;
+    } catch (InterruptedException e) {
+      outcome = retry(key, ctx.isCancelled() ? "timed out" : "interrupted", null);
+    } catch (Exception e) {
+      outcome = retry(key, e.getMessage(), e);
+    } finally {
+      watchdog.disarm();
+      Thread.interrupted();
+      running.remove(ctx);
+      metrics.workerFinished();
+      MDC.remove(policy.mdcKey());
+      MDC.remove("controller");
+    }
+    Duration took = Duration.ofNanos(ticker.read() - started);
+    metrics.reconciled(outcome, took);
+    log.debug("reconciled {} in {} ms: {}", key, took.toMillis(), outcome);
+  }
+
+  private String retry(K key, String why, Exception cause) {
+    int failures = queue.retries(key);
+    if (failures >= policy.maxRetries()) {
+      // Dropped, not lost: the next list, event or resync queues the key afresh.
+      queue.forget(key);
+      log.error("reconcile of {} failed after {} retries, giving up until it is queued again: {}",
+          key, failures, why, cause);
+      return ControllerMetrics.ERROR;
+    }
+    if (!queue.isShutDown()) {
+      queue.addRateLimited(key, Trigger.retry("after failure: " + why));
+    }
+    log.warn("reconcile of {} failed (retry {}): {}", key, failures + 1, why, cause);
+    return ControllerMetrics.ERROR;
+  }
+
+  private void scheduleResync(K key) {
+    Duration resync = policy.resync();
+    if (resync.isZero()) {
+      return;
+    }
+    long jitter = (long) (resync.toNanos() * 0.1 * ThreadLocalRandom.current().nextDouble());
+    queue.addAfter(key, resync.minusNanos(jitter), Trigger.resync(), Priority.LOW, false);
+  }
+}

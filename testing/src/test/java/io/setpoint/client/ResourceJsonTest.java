@@ -132,7 +132,7 @@ class ResourceJsonTest {
     assertRejected("{\"id\": {\"type\": \"Artist\", \"name\": \"x\"}}", "id.type: type \"Artist\" must be written group.version.Kind");
     assertRejected("{\"id\": {\"type\": 3, \"name\": \"x\"}}", "id.type must be");
     assertRejected("{\"id\": {\"type\": \"demo.v9.Nope\", \"name\": \"x\"}}",
-        "unknown type demo.v9.Nope; the server serves acl.v1.Bootstrap, acl.v1.Policy, acl.v1.Token, core.v1.Event, core.v1.Tombstone, demo.v1.Executive, demo.v1.RecordLabel, demo.v2.Album, demo.v2.Artist");
+        "unknown type demo.v9.Nope; the server serves acl.v1.Bootstrap, acl.v1.Policy, acl.v1.Token, core.v1.Event, core.v1.Lease, core.v1.Tombstone, demo.v1.Executive, demo.v1.RecordLabel, demo.v2.Album, demo.v2.Artist");
     assertRejected("{\"id\": {\"type\": \"demo.v2.Artist\", \"name\": \"x\"}, \"data\": {\"nme\": \"typo\"}}",
         "invalid demo.v2.Artist document", "nme");
     assertRejected("{\"id\": {\"type\": \"demo.v2.Artist\", \"name\": \"x\"}, \"data\": {\"genre\": \"GENRE_OPERA\"}}",

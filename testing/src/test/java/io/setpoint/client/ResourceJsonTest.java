@@ -119,7 +119,7 @@ class ResourceJsonTest {
     assertThat(json.type(io.setpoint.api.Types.of("demo", "v9", "Nope"))).isEmpty();
     // The four demo types and the two core types every server registers.
     assertThat(json.types()).extracting(t -> io.setpoint.api.Types.format(t.getType())).containsExactlyInAnyOrder(
-        "demo.v2.Artist", "demo.v2.Album", "demo.v1.RecordLabel", "demo.v1.Executive", "core.v1.Event", "core.v1.Tombstone",
+        "demo.v2.Artist", "demo.v2.Album", "demo.v1.RecordLabel", "demo.v1.Executive", "core.v1.Event", "core.v1.Lease", "core.v1.Tombstone",
         "acl.v1.Policy", "acl.v1.Token", "acl.v1.Bootstrap");
   }
 

@@ -1,5 +1,6 @@
 package io.setpoint.cli;
 
+import io.setpoint.api.tls.TlsFiles;
 import io.setpoint.demo.DemoControllers;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.server.agent.Agent;
@@ -26,6 +27,7 @@ import picocli.CommandLine.Spec;
       "-dev: an in-memory store, the demo types and their controllers, no ACLs (unless -acls).",
       "Otherwise ACLs are on: bootstrap the first token with 'setpoint acl bootstrap'.",
       "-data-dir DIR: a durable store (Raft log and snapshots in DIR), one node or, with -cluster, a member of a cluster.",
+      "-tls-cert/-tls-key: serve HTTPS only (add -tls-ca to require client certificates); -raft-tls-*: mutual TLS between Raft peers.",
       "Stops cleanly on SIGINT or SIGTERM."
     })
 final class AgentCommand implements Callable<Integer> {
@@ -74,14 +76,40 @@ final class AgentCommand implements Callable<Integer> {
       description = "Serve the demo types but do not run their controllers (run them elsewhere, e.g. io.setpoint.demo.RemoteControllers).")
   private boolean noDemoControllers;
 
+  @Option(names = "-tls-cert", paramLabel = "FILE",
+      description = "Serve the API port over TLS only (gRPC, HTTP/JSON, /metrics) with this PEM certificate (chain); needs -tls-key.")
+  private Path tlsCert;
+
+  @Option(names = "-tls-key", paramLabel = "FILE",
+      description = "The unencrypted PEM private key (PKCS#8, or PKCS#1 for RSA) of -tls-cert.")
+  private Path tlsKey;
+
+  @Option(names = "-tls-ca", paramLabel = "FILE",
+      description = "With -tls-cert: require every client to present a certificate signed by this PEM CA (mutual TLS).")
+  private Path tlsCa;
+
+  @Option(names = "-raft-tls-cert", paramLabel = "FILE",
+      description = "Talk to Raft peers over mutual TLS with this PEM certificate, which must name this member's -cluster host; "
+          + "needs -raft-tls-key and -raft-tls-ca.")
+  private Path raftTlsCert;
+
+  @Option(names = "-raft-tls-key", paramLabel = "FILE", description = "The unencrypted PEM private key of -raft-tls-cert.")
+  private Path raftTlsKey;
+
+  @Option(names = "-raft-tls-ca", paramLabel = "FILE",
+      description = "The PEM CA that signed every peer's -raft-tls-cert; peers with other certificates are refused.")
+  private Path raftTlsCa;
+
   @Override
   public Integer call() {
     checkArguments();
-    Backend store = dev ? null : openStore();
+    TlsFiles apiTls = apiTls();
+    TlsFiles raftTls = raftTls();
+    Backend store = dev ? null : openStore(raftTls);
     boolean demo = dev || demoTypes;
     Agent agent;
     try {
-      Agent.Builder builder = Agent.builder().host(bind).port(port).acls(!dev || acls);
+      Agent.Builder builder = Agent.builder().host(bind).port(port).acls(!dev || acls).tls(apiTls);
       if (store != null) {
         builder.backend(store);
       }
@@ -95,12 +123,16 @@ final class AgentCommand implements Callable<Integer> {
         store.close();
       }
       throw new CliException(e.getMessage(), e);
+    } catch (IllegalArgumentException e) {
+      // A TLS file the agent cannot use (the agent closed the store).
+      throw new CliException("-tls-cert/-tls-key/-tls-ca: " + e.getMessage(), e);
     }
     if (dev) {
       log.info("dev mode: in-memory store (data is lost on exit), demo types registered{}, ACLs {}",
           noDemoControllers ? "" : " with their controllers", acls ? "on (-acls)" : "off");
     } else {
-      log.info("durable store in {} (node {}, Raft port {}){}", dataDir.toAbsolutePath(), node, raftPort,
+      log.info("durable store in {} (node {}, Raft port {}{}){}", dataDir.toAbsolutePath(), node, raftPort,
+          raftTls == null ? "" : ", mutual TLS between peers",
           demo ? ", demo types registered" + (noDemoControllers ? "" : " with their controllers") : "");
     }
     Thread shutdown = new Thread(agent::close, "setpoint-shutdown");
@@ -132,15 +164,47 @@ final class AgentCommand implements Callable<Integer> {
     }
     checkPort("-port", port, true);
     checkPort("-raft-port", raftPort, false);
+    if ((tlsCert == null) != (tlsKey == null)) {
+      throw usage("-tls-cert and -tls-key go together: give both (the certificate and its private key) or neither");
+    }
+    if (tlsCa != null && tlsCert == null) {
+      throw usage("-tls-ca requires -tls-cert and -tls-key: client certificates are checked only over TLS");
+    }
+    int raftTlsFiles = (raftTlsCert == null ? 0 : 1) + (raftTlsKey == null ? 0 : 1) + (raftTlsCa == null ? 0 : 1);
+    if (raftTlsFiles != 0 && raftTlsFiles != 3) {
+      throw usage("-raft-tls-cert, -raft-tls-key and -raft-tls-ca go together: Raft peers use mutual TLS, so give all three or none");
+    }
+    if (raftTlsFiles == 3 && dev) {
+      throw usage("-raft-tls-* needs a durable store (-data-dir): -dev has no Raft peers");
+    }
   }
 
-  private Backend openStore() {
+  private TlsFiles apiTls() {
+    if (tlsCert == null) {
+      return null;
+    }
+    TlsFiles files = TlsFiles.of(tlsCert, tlsKey);
+    return tlsCa == null ? files : files.withTrustedCa(tlsCa);
+  }
+
+  private TlsFiles raftTls() {
+    return raftTlsCert == null ? null : new TlsFiles(raftTlsCert, raftTlsKey, raftTlsCa);
+  }
+
+  private Backend openStore(TlsFiles raftTls) {
     Map<String, String> peers = cluster == null ? Map.of(node, bind + ":" + raftPort) : parseCluster(cluster);
     if (!peers.containsKey(node)) {
       throw usage("-cluster " + cluster + " does not name this node (-node " + node + ")");
     }
+    if (raftTls != null) {
+      try {
+        raftTls.load(); // to name the flag of a file that cannot be used; the store reads them again
+      } catch (IllegalArgumentException e) {
+        throw new CliException("-raft-tls-cert/-raft-tls-key/-raft-tls-ca: " + e.getMessage(), e);
+      }
+    }
     try {
-      return RaftBackend.start(RaftConfig.of(node, dataDir, raftPort, peers));
+      return RaftBackend.start(RaftConfig.of(node, dataDir, raftPort, peers).withTls(raftTls));
     } catch (RuntimeException e) {
       throw new CliException("cannot open the store in " + dataDir + ": " + e.getMessage(), e);
     }

@@ -89,8 +89,7 @@ public final class Main {
   static String describe(SetpointException e) {
     StringBuilder out = new StringBuilder(e.description());
     if (e.code() == Status.Code.UNAVAILABLE && e.description().startsWith("cannot reach")) {
-      out.append(System.lineSeparator())
-          .append("Is an agent running there? Start one with 'setpoint agent -dev', or point -address (or SETPOINT_ADDRESS) at one.");
+      out.append(System.lineSeparator()).append(unreachableHint(e.description()));
     }
     for (SetpointException.FieldViolation v : e.violations()) {
       if (!e.description().contains(v.toString())) {
@@ -98,6 +97,19 @@ public final class Main {
       }
     }
     return out.toString();
+  }
+
+  /** What to try when no agent answered; TLS failures get TLS advice. */
+  private static String unreachableHint(String description) {
+    if (description.contains("CERTIFICATE_REQUIRED") || description.contains("certificate_required")) {
+      return "The agent requires a client certificate: give -client-cert and -client-key (or SETPOINT_CLIENT_CERT and SETPOINT_CLIENT_KEY).";
+    }
+    if (description.contains("certification path") || description.contains("BAD_CERTIFICATE")
+        || description.contains("bad_certificate") || description.contains("UNKNOWN_CA")) {
+      return "A certificate was not trusted: check -ca-file (the CA that signed the agent's certificate) and,"
+          + " for mutual TLS, that the agent's -tls-ca signed -client-cert.";
+    }
+    return "Is an agent running there? Start one with 'setpoint agent -dev', or point -address (or SETPOINT_ADDRESS) at one.";
   }
 
   /** The version from the jar's manifest. */

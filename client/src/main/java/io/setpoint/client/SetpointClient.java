@@ -19,6 +19,7 @@ import io.setpoint.api.v1.Status;
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.WatchListRequest;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -226,10 +227,17 @@ public final class SetpointClient implements AutoCloseable {
     private String address = "localhost:8500";
     private String token;
     private Duration deadline = Duration.ofSeconds(30);
+    private Path trustedCa;
+    private Path clientCertificate;
+    private Path clientKey;
 
     private Builder() {}
 
-    /** The server's {@code host:port} (default {@code localhost:8500}); IPv6 hosts in brackets. */
+    /**
+     * The server's {@code host:port} (default {@code localhost:8500}); IPv6 hosts in brackets. A
+     * leading {@code https://} means TLS (trusting the JVM's CAs unless {@link #tls(Path)} names
+     * one); {@code http://} means plaintext, like no scheme.
+     */
     public Builder address(String address) {
       this.address = Objects.requireNonNull(address, "address");
       return this;
@@ -238,6 +246,29 @@ public final class SetpointClient implements AutoCloseable {
     /** The ACL token sent with every call as {@code x-setpoint-token}; null or empty for none. */
     public Builder token(String token) {
       this.token = token;
+      return this;
+    }
+
+    /**
+     * Talk TLS, trusting the server's certificate only if the CA in {@code caPem} (PEM, one or more
+     * certificates) signed it. Null: plaintext, unless the address starts with {@code https://} or
+     * a {@link #clientCertificate client certificate} is set (then the JVM's CAs are trusted).
+     */
+    public Builder tls(Path caPem) {
+      this.trustedCa = caPem;
+      return this;
+    }
+
+    /**
+     * For mutual TLS: present the certificate (chain) in {@code certPem} with the private key in
+     * {@code keyPem} to the server. Implies TLS. Both null: no client certificate.
+     */
+    public Builder clientCertificate(Path certPem, Path keyPem) {
+      if ((certPem == null) != (keyPem == null)) {
+        throw new IllegalArgumentException("a client certificate needs both its certificate and its key file");
+      }
+      this.clientCertificate = certPem;
+      this.clientKey = keyPem;
       return this;
     }
 
@@ -253,16 +284,37 @@ public final class SetpointClient implements AutoCloseable {
     /**
      * Creates the client; it connects on its first call.
      *
-     * @throws IllegalArgumentException when the address is not {@code host:port}
+     * @throws IllegalArgumentException when the address is not {@code host:port}, or a TLS file
+     *     cannot be used (the message names it)
      */
     public SetpointClient build() {
-      HostPort target = HostPort.parse(address);
-      ManagedChannel channel =
+      String hostPort = address;
+      boolean https = false;
+      boolean http = false;
+      if (address.regionMatches(true, 0, "https://", 0, 8)) {
+        hostPort = address.substring(8);
+        https = true;
+      } else if (address.regionMatches(true, 0, "http://", 0, 7)) {
+        hostPort = address.substring(7);
+        http = true;
+      }
+      hostPort = hostPort.endsWith("/") ? hostPort.substring(0, hostPort.length() - 1) : hostPort;
+      HostPort target = HostPort.parse(hostPort);
+      boolean tls = https || trustedCa != null || clientCertificate != null;
+      if (http && tls) {
+        throw new IllegalArgumentException(
+            "address \"" + address + "\" is plaintext (http://) but TLS files were given; use https://");
+      }
+      NettyChannelBuilder builder =
           NettyChannelBuilder.forAddress(target.host(), target.port())
-              .usePlaintext()
               // A page of large resources can exceed gRPC's 4 MiB default.
-              .maxInboundMessageSize(256 << 20)
-              .build();
+              .maxInboundMessageSize(256 << 20);
+      if (tls) {
+        builder.sslContext(ClientTls.context(trustedCa, clientCertificate, clientKey)).useTransportSecurity();
+      } else {
+        builder.usePlaintext();
+      }
+      ManagedChannel channel = builder.build();
       Channel calls = channel;
       if (token != null && !token.isEmpty()) {
         Metadata headers = new Metadata();

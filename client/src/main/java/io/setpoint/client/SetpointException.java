@@ -86,6 +86,11 @@ public final class SetpointException extends RuntimeException {
     if (status.getCode() == Status.Code.UNAVAILABLE && status.getCause() != null) {
       // Connection-level failure: the server never answered, so say where we tried to go.
       description = "cannot reach the Setpoint server at " + address + ": " + rootMessage(status.getCause());
+    } else if (status.getCode() == Status.Code.UNAVAILABLE && "Network closed for unknown reason".equals(description)) {
+      // What a plaintext client sees when the server only speaks TLS: the server drops the
+      // connection without a word.
+      description = "cannot reach the Setpoint server at " + address + ": the connection was closed without an answer"
+          + " (if the agent serves TLS, connect with TLS: an https:// address or a CA file, -ca-file)";
     } else if (status.getCode() == Status.Code.DEADLINE_EXCEEDED) {
       description = "no answer from the Setpoint server at " + address + " in time"
           + (description == null ? "" : " (" + description + ")");

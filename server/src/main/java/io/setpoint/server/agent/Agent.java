@@ -1,6 +1,8 @@
 package io.setpoint.server.agent;
 
 import com.linecorp.armeria.server.Server;
+import com.linecorp.armeria.server.ServerBuilder;
+import io.setpoint.api.tls.TlsFiles;
 import com.linecorp.armeria.common.grpc.GrpcSerializationFormats;
 import com.linecorp.armeria.server.grpc.GrpcService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
@@ -155,6 +157,7 @@ public final class Agent implements AutoCloseable {
     private ServiceLimits limits = ServiceLimits.DEFAULT;
     private int maxRequestBytes = 4 << 20;
     private boolean acls = true;
+    private TlsFiles tls;
 
     private Builder() {}
 
@@ -227,8 +230,30 @@ public final class Agent implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Serve HTTPS only, with the certificate and key in {@code files}: gRPC, the HTTP/JSON gateway
+     * and {@code /metrics} alike. When {@code files} has a {@linkplain TlsFiles#trustedCa() trusted
+     * CA}, every client must present a certificate signed by it (mutual TLS). Null (the default):
+     * plaintext. The agent's own controllers use an in-process transport either way. The files are
+     * read by {@link #start()}, which throws an {@link IllegalArgumentException} naming a file it
+     * cannot use.
+     */
+    public Builder tls(TlsFiles files) {
+      this.tls = files;
+      return this;
+    }
+
     /** Starts serving; returns once the port is bound. */
     public Agent start() {
+      TlsFiles.Loaded tlsMaterial;
+      try {
+        tlsMaterial = tls == null ? null : tls.load();
+      } catch (IllegalArgumentException e) {
+        if (backend != null) {
+          backend.close();
+        }
+        throw e;
+      }
       Registry registry = new Registry();
       CoreTypes.register(registry);
       AclTypes.register(registry);
@@ -258,9 +283,14 @@ public final class Agent implements AutoCloseable {
               .build();
       PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       AtomicBoolean ready = new AtomicBoolean();
+      ServerBuilder serverBuilder = Server.builder();
+      if (tlsMaterial == null) {
+        serverBuilder.http(new InetSocketAddress(host, port));
+      } else {
+        ApiTls.configure(serverBuilder, new InetSocketAddress(host, port), tlsMaterial);
+      }
       Server server =
-          Server.builder()
-              .http(new InetSocketAddress(host, port))
+          serverBuilder
               // The gRPC layer enforces maxRequestBytes with a proper RESOURCE_EXHAUSTED; the
               // HTTP layer only stops what is far beyond it.
               .maxRequestLength(2L * maxRequestBytes)
@@ -296,7 +326,8 @@ public final class Agent implements AutoCloseable {
       manager.register(Cascade.controller());
       controllers.accept(manager);
       Agent agent = new Agent(server, inProcess, store, registry, manager, local, access);
-      log.info("Setpoint agent listening on {}:{} (gRPC, HTTP/JSON under /api)", host, agent.port());
+      log.info("Setpoint agent listening on {}:{} (gRPC, HTTP/JSON under /api){}", host, agent.port(),
+          tlsMaterial == null ? "" : tls.mutual() ? " over mutual TLS" : " over TLS");
       manager.start();
       ready.set(true);
       return agent;

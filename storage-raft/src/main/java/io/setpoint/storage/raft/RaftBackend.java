@@ -105,8 +105,12 @@ public final class RaftBackend implements Backend, Replication {
    * one, up to the request timeout.
    *
    * @throws UncheckedIOException when the data directory or the port cannot be used
+   * @throws IllegalArgumentException when a {@linkplain RaftConfig#tls() TLS} file cannot be used
+   *     (the message names it)
    */
   public static RaftBackend start(RaftConfig config) {
+    // First, so that unusable TLS files fail before anything starts.
+    var parameters = RatisSettings.parameters(config);
     ReplicatedStore store = new ReplicatedStore(config.limits());
     Leadership leadership = new Leadership();
     RaftGroup group = RatisSettings.group(config);
@@ -119,6 +123,7 @@ public final class RaftBackend implements Backend, Replication {
               .setGroup(group)
               .setStateMachine(new StoreStateMachine(store, leadership))
               .setProperties(properties)
+              .setParameters(parameters)
               // Recovers an existing data directory, formats a new one.
               .setOption(RaftStorage.StartupOption.RECOVER)
               .build();
@@ -126,6 +131,7 @@ public final class RaftBackend implements Backend, Replication {
       RaftClient client =
           RaftClient.newBuilder()
               .setProperties(properties)
+              .setParameters(parameters)
               .setRaftGroup(group)
               .setRetryPolicy(RatisSettings.retryPolicy(config.tuning()))
               .build();

@@ -1,5 +1,6 @@
 package io.setpoint.storage.raft;
 
+import io.setpoint.api.tls.TlsFiles;
 import io.setpoint.storage.engine.Limits;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -18,6 +19,10 @@ import java.util.Objects;
  *     data directory is new: afterwards membership comes from the replicated log
  * @param limits the history and watch buffer bounds of the store
  * @param tuning timeouts, snapshots and group commit
+ * @param tls null for plaintext Raft traffic; otherwise this member's certificate and key, and the
+ *     CA every peer's certificate must be signed by: peers then talk mutual TLS, each side checking
+ *     the other's certificate (and the client side the peer's host, so a member's certificate must
+ *     name the host of its peer address)
  */
 public record RaftConfig(
     String nodeName,
@@ -25,7 +30,8 @@ public record RaftConfig(
     int raftPort,
     Map<String, String> peers,
     Limits limits,
-    RaftTuning tuning) {
+    RaftTuning tuning,
+    TlsFiles tls) {
 
   public RaftConfig {
     Objects.requireNonNull(nodeName, "nodeName");
@@ -44,6 +50,16 @@ public record RaftConfig(
     }
     peers.forEach(RaftConfig::checkAddress);
     peers = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(peers));
+    if (tls != null && !tls.mutual()) {
+      throw new IllegalArgumentException(
+          "Raft TLS is mutual: peers must check each other's certificates, so give the CA that signed them");
+    }
+  }
+
+  /** A member with plaintext Raft traffic. */
+  public RaftConfig(
+      String nodeName, Path dataDir, int raftPort, Map<String, String> peers, Limits limits, RaftTuning tuning) {
+    this(nodeName, dataDir, raftPort, peers, limits, tuning, null);
   }
 
   /**
@@ -57,12 +73,21 @@ public record RaftConfig(
 
   /** This config with other store limits. */
   public RaftConfig withLimits(Limits other) {
-    return new RaftConfig(nodeName, dataDir, raftPort, peers, other, tuning);
+    return new RaftConfig(nodeName, dataDir, raftPort, peers, other, tuning, tls);
   }
 
   /** This config with other tuning. */
   public RaftConfig withTuning(RaftTuning other) {
-    return new RaftConfig(nodeName, dataDir, raftPort, peers, limits, other);
+    return new RaftConfig(nodeName, dataDir, raftPort, peers, limits, other, tls);
+  }
+
+  /**
+   * This config with Raft traffic over mutual TLS ({@code files} must name the {@linkplain
+   * TlsFiles#trustedCa() CA} that signed every peer's certificate); null for plaintext. The files
+   * are read when the member starts.
+   */
+  public RaftConfig withTls(TlsFiles files) {
+    return new RaftConfig(nodeName, dataDir, raftPort, peers, limits, tuning, files);
   }
 
   /** The host part of this node's own peer address, which its Raft RPC binds. */

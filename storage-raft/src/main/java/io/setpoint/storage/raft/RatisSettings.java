@@ -6,7 +6,10 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import io.setpoint.api.tls.TlsFiles;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -71,6 +74,25 @@ final class RatisSettings {
 
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, millis(attemptTimeout(t)));
     return p;
+  }
+
+  /**
+   * The Ratis parameters (objects, not properties): with {@link RaftConfig#tls()}, the TLS of the
+   * gRPC transport, for this member's server (which then requires a peer certificate) and for its
+   * clients of the other members, which present this member's certificate.
+   *
+   * @throws IllegalArgumentException naming a TLS file that cannot be used
+   */
+  static Parameters parameters(RaftConfig config) {
+    Parameters parameters = new Parameters();
+    if (config.tls() != null) {
+      TlsFiles.Loaded tls = config.tls().load();
+      GrpcTlsConfig conf = new GrpcTlsConfig(
+          tls.keyManagerFactory().getKeyManagers()[0], tls.trustManagerFactory().getTrustManagers()[0], true);
+      // The default for the server, admin and client sides alike.
+      GrpcConfigKeys.TLS.setConf(parameters, conf);
+    }
+    return parameters;
   }
 
   /**

@@ -1,0 +1,128 @@
+package io.setpoint.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.setpoint.api.tls.TlsFiles;
+import io.setpoint.server.agent.Agent;
+import io.setpoint.testkit.TestCertificates;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/** {@code agent -tls-*} and the client commands' {@code -ca-file}, {@code -client-cert}, {@code -client-key}. */
+@Timeout(60)
+class TlsCommandsTest {
+  private static final Pattern LISTENING =
+      Pattern.compile("Setpoint agent listening on 127\\.0\\.0\\.1:(\\d+) \\(gRPC, HTTP/JSON under /api\\) over mutual TLS");
+
+  @TempDir Path dir;
+  private final Logger agentLog = (Logger) LoggerFactory.getLogger(Agent.class);
+  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
+  private Level previousLevel;
+  private CliRun agent;
+
+  @BeforeEach
+  void captureAgentLog() {
+    previousLevel = agentLog.getLevel();
+    agentLog.setLevel(Level.INFO);
+    agentLog.setAdditive(false);
+    logged.start();
+    agentLog.addAppender(logged);
+  }
+
+  @AfterEach
+  void stopAgentAndRestoreLog() throws InterruptedException {
+    if (agent != null && agent.code() == null) {
+      agent.interruptAndJoin();
+    }
+    agentLog.detachAppender(logged);
+    agentLog.setLevel(previousLevel);
+    agentLog.setAdditive(true);
+  }
+
+  @Test
+  void aMutualTlsAgentAnswersAClientWithTheCaAndACertificateOnly() throws Exception {
+    TestCertificates ca = TestCertificates.create(dir);
+    TlsFiles server = ca.issue("server", "localhost", "127.0.0.1");
+    TlsFiles client = ca.issue("client");
+    agent = CliRun.start("agent", "-dev", "-port", "0", "-tls-cert", server.certificate().toString(),
+        "-tls-key", server.privateKey().toString(), "-tls-ca", ca.caFile().toString());
+    int port = await().atMost(Duration.ofSeconds(30))
+        .failFast("the agent command ended", () -> agent.code() != null)
+        .until(this::listeningPort, Optional::isPresent).orElseThrow();
+
+    CliRun list = CliRun.run("resource", "list", "Artist", "-address", "127.0.0.1:" + port,
+        "-ca-file", ca.caFile().toString(),
+        "-client-cert", client.certificate().toString(), "-client-key", client.privateKey().toString());
+    assertThat(list.code()).as(list.toString()).isZero();
+
+    CliRun https = CliRun.run("resource", "list", "Artist", "-address", "https://localhost:" + port,
+        "-ca-file", ca.caFile().toString(),
+        "-client-cert", client.certificate().toString(), "-client-key", client.privateKey().toString());
+    assertThat(https.code()).as(https.toString()).isZero();
+
+    CliRun noCert = CliRun.run("resource", "list", "Artist", "-address", "127.0.0.1:" + port,
+        "-ca-file", ca.caFile().toString());
+    assertThat(noCert.code()).as(noCert.toString()).isEqualTo(1);
+    assertThat(noCert.err()).startsWith("Error: cannot reach the Setpoint server at 127.0.0.1:" + port);
+    assertThat(noCert.err()).contains("The agent requires a client certificate: give -client-cert and -client-key");
+
+    CliRun plaintext = CliRun.run("resource", "list", "Artist", "-address", "127.0.0.1:" + port);
+    assertThat(plaintext.code()).as(plaintext.toString()).isEqualTo(1);
+    assertThat(plaintext.err()).contains("if the agent serves TLS, connect with TLS");
+  }
+
+  @Test
+  void tlsFlagsThatDoNotGoTogetherAreUsageErrorsNamingThem() {
+    CliRun certOnly = CliRun.run("agent", "-dev", "-port", "0", "-tls-cert", "server.pem");
+    assertThat(certOnly.code()).isEqualTo(2);
+    assertThat(certOnly.err()).contains("-tls-cert and -tls-key go together");
+
+    CliRun raftPartial = CliRun.run("agent", "-data-dir", dir.toString(), "-raft-tls-cert", "a.pem", "-raft-tls-key", "a-key.pem");
+    assertThat(raftPartial.code()).isEqualTo(2);
+    assertThat(raftPartial.err()).contains("-raft-tls-cert, -raft-tls-key and -raft-tls-ca go together");
+
+    CliRun clientPartial = CliRun.run("resource", "list", "Artist", "-client-cert", "c.pem");
+    assertThat(clientPartial.code()).isEqualTo(2);
+    assertThat(clientPartial.err()).contains("-client-cert and -client-key go together");
+  }
+
+  @Test
+  void unusableTlsFilesAreNamedWithTheirFlag() {
+    TestCertificates ca = TestCertificates.create(dir);
+    TlsFiles server = ca.issue("server", "127.0.0.1");
+    TlsFiles other = ca.issue("other");
+
+    CliRun mismatched = CliRun.run("agent", "-dev", "-port", "0", "-tls-cert", server.certificate().toString(),
+        "-tls-key", other.privateKey().toString());
+    assertThat(mismatched.code()).as(mismatched.toString()).isEqualTo(1);
+    assertThat(mismatched.err()).startsWith("Error: -tls-cert/-tls-key/-tls-ca: the private key " + other.privateKey()
+        + " does not belong to the certificate " + server.certificate());
+
+    Path missing = dir.resolve("missing-ca.pem");
+    CliRun client = CliRun.run("resource", "list", "Artist", "-address", "127.0.0.1:1", "-ca-file", missing.toString());
+    assertThat(client.code()).as(client.toString()).isEqualTo(2);
+    assertThat(client.err()).contains("-ca-file/-client-cert/-client-key: " + missing + ": cannot read the file");
+  }
+
+  private Optional<Integer> listeningPort() {
+    return logged.list.stream()
+        .map(e -> LISTENING.matcher(e.getFormattedMessage()))
+        .filter(Matcher::matches)
+        .map(m -> Integer.parseInt(m.group(1)))
+        .findFirst();
+  }
+}

@@ -39,8 +39,12 @@ final class AgentCommand implements Callable<Integer> {
   private boolean dev;
 
   @Option(names = "-acls",
-      description = "With -dev: enforce ACLs anyway, to try them (then run 'setpoint acl bootstrap'). Without -dev ACLs are always on.")
+      description = "With -dev: enforce ACLs anyway, to try them (then run 'setpoint acl bootstrap'). Without -dev ACLs are on unless -no-acls.")
   private boolean acls;
+
+  @Option(names = "-no-acls",
+      description = "Without -dev: serve without ACLs, like an etcd without auth. Only for benchmarks or a network you trust.")
+  private boolean noAcls;
 
   @Option(names = "-data-dir", paramLabel = "DIR",
       description = "Keep the store in DIR (created if missing; reused on restart). Required without -dev.")
@@ -109,7 +113,7 @@ final class AgentCommand implements Callable<Integer> {
     boolean demo = dev || demoTypes;
     Agent agent;
     try {
-      Agent.Builder builder = Agent.builder().host(bind).port(port).acls(!dev || acls).tls(apiTls);
+      Agent.Builder builder = Agent.builder().host(bind).port(port).acls(dev ? acls : !noAcls).tls(apiTls);
       if (store != null) {
         builder.backend(store);
       }
@@ -131,9 +135,10 @@ final class AgentCommand implements Callable<Integer> {
       log.info("dev mode: in-memory store (data is lost on exit), demo types registered{}, ACLs {}",
           noDemoControllers ? "" : " with their controllers", acls ? "on (-acls)" : "off");
     } else {
-      log.info("durable store in {} (node {}, Raft port {}{}){}", dataDir.toAbsolutePath(), node, raftPort,
+      log.info("durable store in {} (node {}, Raft port {}{}){}, ACLs {}", dataDir.toAbsolutePath(), node, raftPort,
           raftTls == null ? "" : ", mutual TLS between peers",
-          demo ? ", demo types registered" + (noDemoControllers ? "" : " with their controllers") : "");
+          demo ? ", demo types registered" + (noDemoControllers ? "" : " with their controllers") : "",
+          noAcls ? "OFF (-no-acls)" : "on");
     }
     Thread shutdown = new Thread(agent::close, "setpoint-shutdown");
     Runtime.getRuntime().addShutdownHook(shutdown);
@@ -158,6 +163,9 @@ final class AgentCommand implements Callable<Integer> {
       throw usage(dev
           ? "-dev keeps the store in memory; it cannot be combined with -data-dir"
           : "give -data-dir DIR for a durable store, or -dev for an in-memory one: run 'setpoint agent -dev' to try Setpoint");
+    }
+    if (dev ? noAcls : acls) {
+      throw usage(dev ? "-dev has no ACLs already; -no-acls is for a durable agent" : "ACLs are on without -dev already; -acls is for -dev");
     }
     if (dev && (cluster != null || demoTypes)) {
       throw usage(cluster != null ? "-cluster needs a durable store (-data-dir), not -dev" : "-dev registers the demo types already");

@@ -132,6 +132,17 @@ class AgentCommandTest {
   }
 
   @Test
+  void aclsCanBeTurnedOffOnlyOutsideDevAndOnOnlyInDev(@TempDir Path dataDir) {
+    CliRun devNoAcls = CliRun.run("agent", "-dev", "-no-acls");
+    CliRun durableAcls = CliRun.run("agent", "-data-dir", dataDir.toString(), "-acls");
+
+    assertThat(devNoAcls.code()).isEqualTo(2);
+    assertThat(devNoAcls.err()).contains("-dev has no ACLs already; -no-acls is for a durable agent");
+    assertThat(durableAcls.code()).isEqualTo(2);
+    assertThat(durableAcls.err()).contains("ACLs are on without -dev already; -acls is for -dev");
+  }
+
+  @Test
   void aDevAgentHasNoRaftPeersToList() {
     try (Agent running = Agent.builder().port(0).acls(false).start()) {
       CliRun run = CliRun.run("operator", "raft", "list-peers", "-address", "127.0.0.1:" + running.port());

@@ -4,8 +4,9 @@ import picocli.CommandLine.Command;
 
 /**
  * {@code setpoint bench}: system benchmarks that start real agents and controllers in this process
- * and print what they measured. Micro-benchmarks of single components are JMH benchmarks in the
- * {@code bench} module instead; docs/benchmarks.md has the commands and the published numbers.
+ * (or, for {@code writes}, agents and etcd servers as separate processes) and print what they
+ * measured. Micro-benchmarks of single components are JMH benchmarks in the {@code bench} module
+ * instead; docs/benchmarks.md has the commands and the published numbers.
  */
 @Command(
     name = "bench",
@@ -13,5 +14,7 @@ import picocli.CommandLine.Command;
       "Runs a system benchmark in this process and prints its results.",
       "Give the JVM the machine to itself: results on a busy machine mean little."
     },
-    subcommands = {ReconcileLatencyBench.class, ColdStartBench.class, CacheMemoryBench.class})
+    subcommands = {
+      ReconcileLatencyBench.class, ColdStartBench.class, CacheMemoryBench.class, WritesBench.class
+    })
 public final class BenchCommand {}

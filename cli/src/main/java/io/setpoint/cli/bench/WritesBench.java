@@ -1,0 +1,340 @@
+package io.setpoint.cli.bench;
+
+import io.setpoint.loadgen.AgentProcess;
+import io.setpoint.loadgen.EtcdProcess;
+import io.setpoint.loadgen.EtcdTarget;
+import io.setpoint.loadgen.LocalCluster;
+import io.setpoint.loadgen.Op;
+import io.setpoint.loadgen.Result;
+import io.setpoint.loadgen.SetpointTarget;
+import io.setpoint.loadgen.Target;
+import io.setpoint.loadgen.WriteLoad;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * Issue 4: write throughput and latency of Setpoint against etcd, measured the same way in the
+ * same run. Starts the servers of each system itself on loopback (separate processes, one system
+ * at a time), drives them with the same closed-loop generator and grpc-java client stack
+ * ({@code io.setpoint.loadgen}), and prints writes/s, latency percentiles and the ratios.
+ */
+@Command(
+    name = "writes",
+    description = {
+      "Write throughput and latency of Setpoint against etcd (issue 4): blind puts and CAS writes,",
+      "same clients, keys, 256 B data and window for both; servers started here on loopback.",
+      "etcd runs only if installed (Debian's etcd-server: /usr/bin/etcd); otherwise Setpoint is reported alone."
+    })
+final class WritesBench implements Callable<Integer> {
+  private static final long CALL_DEADLINE_MILLIS = 10_000;
+
+  @Spec private CommandSpec spec;
+
+  @Option(names = "-nodes", paramLabel = "N", split = ",", defaultValue = "1",
+      description = "Cluster sizes to run, e.g. 1,3 (default: ${DEFAULT-VALUE}).")
+  private List<Integer> nodes;
+
+  @Option(names = "-ops", paramLabel = "OP", split = ",", defaultValue = "put,cas",
+      description = "Operations: put (blind write), cas (write on the expected version) (default: ${DEFAULT-VALUE}).")
+  private List<Op> ops;
+
+  @Option(names = "-clients", paramLabel = "N", defaultValue = "16",
+      description = "Closed-loop clients, one write in flight each, spread over the nodes (default: ${DEFAULT-VALUE}).")
+  private int clients;
+
+  @Option(names = "-keys", paramLabel = "N", defaultValue = "100",
+      description = "Keys per client, written in turn; each is written once before the runs (default: ${DEFAULT-VALUE}).")
+  private int keys;
+
+  @Option(names = "-warmup", paramLabel = "TIME", defaultValue = "3s", converter = DurationConverter.class,
+      description = "Load before measuring, e.g. 3s or 500ms (default: ${DEFAULT-VALUE}).")
+  private Duration warmup;
+
+  @Option(names = "-duration", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
+      description = "Measured window per system and operation (default: ${DEFAULT-VALUE}).")
+  private Duration duration;
+
+  @Option(names = "-setpoint-mode", paramLabel = "MODE", defaultValue = "durable",
+      description = "durable: agents with a data dir (Raft log, fsynced), one node or a cluster; "
+          + "dev: 'agent -dev', in memory, 1 node only (default: ${DEFAULT-VALUE}).")
+  private AgentProcess.Mode setpointMode;
+
+  @Option(names = "-no-setpoint", description = "Run etcd only.")
+  private boolean noSetpoint;
+
+  @Option(names = "-agent-port", paramLabel = "PORT", defaultValue = "0",
+      description = "First port of the agents: agent i gets PORT+2i and Raft port PORT+2i+1 (default: free ports).")
+  private int agentPort;
+
+  @Option(names = "-agent-arg", paramLabel = "ARG",
+      description = "Extra argument for every agent (repeatable), appended to the ones the benchmark passes.")
+  private List<String> agentArgs = new ArrayList<>();
+
+  @Option(names = "-agent-jvm-option", paramLabel = "OPT",
+      description = "Extra JVM option for every agent (repeatable), e.g. -Xmx2g.")
+  private List<String> agentJvmOptions = new ArrayList<>();
+
+  @Option(names = "-setpoint-acls", paramLabel = "MODE", defaultValue = "off",
+      description = "off = agents without ACLs (-no-acls; -dev has none), as etcd runs without auth; "
+          + "bootstrap = ACLs on (-dev gets -acls), the benchmark bootstraps a management token and "
+          + "writes with it (default: ${DEFAULT-VALUE}).")
+  private Acls acls;
+
+  @Option(names = "-token", paramLabel = "TOKEN", defaultValue = "",
+      description = "ACL token sent to the agents, instead of bootstrapping one (default: none).")
+  private String token;
+
+  @Option(names = "-etcd", paramLabel = "PATH", defaultValue = "/usr/bin/etcd",
+      description = "The etcd binary (default: ${DEFAULT-VALUE}).")
+  private Path etcd;
+
+  @Option(names = "-no-etcd", description = "Run Setpoint only.")
+  private boolean noEtcd;
+
+  @Option(names = "-etcd-port", paramLabel = "PORT", defaultValue = "0",
+      description = "First port of the etcd members: member i gets client port PORT+2i and peer port PORT+2i+1 (default: free ports).")
+  private int etcdPort;
+
+  @Option(names = "-start-timeout", paramLabel = "TIME", defaultValue = "60s", converter = DurationConverter.class,
+      description = "How long servers may take to become ready and writable (default: ${DEFAULT-VALUE}).")
+  private Duration startTimeout;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    validate();
+    PrintWriter out = spec.commandLine().getOut();
+    WriteLoad.Options options = new WriteLoad.Options(clients, keys, warmup, duration);
+    boolean runEtcd = !noEtcd && EtcdProcess.installed(etcd);
+    String etcdLabel = runEtcd ? "etcd " + etcdVersion(etcd) : "etcd";
+    String setpointLabel = (setpointMode == AgentProcess.Mode.DEV ? "setpoint dev (memory)" : "setpoint (raft)")
+        + (acls == Acls.BOOTSTRAP ? " acl" : "");
+
+    out.println(Bench.machine());
+    out.printf(Locale.ROOT, "load average at start: %s%n", loadAverage());
+    out.printf(Locale.ROOT,
+        "%d closed-loop clients (one write in flight each), %d keys per client, %d B data, warm-up %s, measured %s%n",
+        clients, keys, Target.PAYLOAD_BYTES, seconds(warmup), seconds(duration));
+    if (!noEtcd && !runEtcd) {
+      out.println("etcd is not installed at " + etcd
+          + " (Debian: apt-get install etcd-server); reporting Setpoint alone.");
+    }
+    out.flush();
+
+    List<Row> rows = new ArrayList<>();
+    boolean failed = false;
+    for (int n : nodes) {
+      if (!noSetpoint) {
+        if (setpointMode == AgentProcess.Mode.DEV && n != 1) {
+          out.printf(Locale.ROOT, "%s: skipped at %d nodes (-dev agents do not cluster)%n", setpointLabel, n);
+        } else {
+          failed |= !runSystem(out, setpointLabel, n, options, rows, () -> {
+            LocalCluster cluster = AgentProcess.start(new AgentProcess.Config(
+                setpointMode, n, agentPort, acls == Acls.BOOTSTRAP, agentArgs, agentJvmOptions, startTimeout));
+            String secret = token;
+            try {
+              if (secret.isEmpty() && acls == Acls.BOOTSTRAP) {
+                secret = SetpointTarget.bootstrapToken(cluster.endpoints().get(0), startTimeout);
+              }
+            } catch (RuntimeException | InterruptedException e) {
+              cluster.close();
+              throw e;
+            }
+            return new Started(cluster, SetpointTarget.connect(cluster.endpoints(), secret, CALL_DEADLINE_MILLIS));
+          });
+        }
+      }
+      if (runEtcd) {
+        failed |= !runSystem(out, etcdLabel, n, options, rows, () -> {
+          LocalCluster cluster = EtcdProcess.start(etcd, n, etcdPort, startTimeout);
+          return new Started(cluster, EtcdTarget.connect(cluster.endpoints(), CALL_DEADLINE_MILLIS));
+        });
+      }
+    }
+
+    out.println();
+    out.printf(Locale.ROOT, "%-5s  %-26s  %-3s  %10s  %10s  %10s  %10s  %6s%n",
+        "nodes", "system", "op", "writes/s", "p50", "p99", "max", "errors");
+    for (Row row : rows) {
+      Result r = row.result();
+      out.printf(Locale.ROOT, "%-5d  %-26s  %-3s  %,10.0f  %10s  %10s  %10s  %6d%n",
+          r.nodes(), row.label(), r.op().label(), r.writesPerSecond(),
+          Result.millis(r.p50()), Result.millis(r.p99()), Result.millis(r.max()), r.errors());
+    }
+    printRatios(out, rows, setpointLabel, etcdLabel);
+    out.printf(Locale.ROOT, "load average at end: %s%n", loadAverage());
+    out.flush();
+    return failed ? 1 : 0;
+  }
+
+  private void validate() {
+    Bench.requirePositive(spec, "-clients", clients);
+    Bench.requirePositive(spec, "-keys", keys);
+    if (keys > 9999 || clients > 999) {
+      throw new ParameterException(spec.commandLine(), "at most 999 clients and 9999 keys per client");
+    }
+    if (duration.isZero() || duration.isNegative()) {
+      throw new ParameterException(spec.commandLine(), "-duration must be positive, was " + duration);
+    }
+    if (warmup.isNegative()) {
+      throw new ParameterException(spec.commandLine(), "-warmup must not be negative, was " + warmup);
+    }
+    for (int n : nodes) {
+      Bench.requirePositive(spec, "-nodes", n);
+    }
+    if (noSetpoint && noEtcd) {
+      throw new ParameterException(spec.commandLine(), "-no-setpoint and -no-etcd leave nothing to run");
+    }
+  }
+
+  /** Starts one system, runs every operation against it, stops it. False if it failed. */
+  private boolean runSystem(
+      PrintWriter out, String label, int n, WriteLoad.Options options, List<Row> rows, Starter starter)
+      throws InterruptedException {
+    out.printf(Locale.ROOT, "%s, %d node%s: starting%n", label, n, n == 1 ? "" : "s");
+    out.flush();
+    Started started;
+    try {
+      started = starter.start();
+    } catch (RuntimeException e) {
+      out.printf(Locale.ROOT, "%s, %d node%s: could not start: %s%n", label, n, n == 1 ? "" : "s", e.getMessage());
+      if (String.valueOf(e.getMessage()).contains("-no-acls")) {
+        out.println("(this agent has no -no-acls flag: run with -setpoint-acls bootstrap to benchmark it with ACLs on)");
+      }
+      out.flush();
+      return false;
+    }
+    try (LocalCluster cluster = started.cluster(); Target target = started.target()) {
+      WriteLoad.awaitWritable(target, startTimeout);
+      long t0 = System.nanoTime();
+      WriteLoad load = WriteLoad.prepare(target, options);
+      out.printf(Locale.ROOT, "  wrote the %d initial keys in %.1f s%n",
+          options.clients() * options.keysPerClient(), (System.nanoTime() - t0) / 1e9);
+      for (Op op : ops) {
+        Result result = load.run(op);
+        rows.add(new Row(label, result));
+        out.println("  " + result);
+        out.flush();
+      }
+      if (!cluster.allAlive()) {
+        out.printf(Locale.ROOT, "%s: a server exited during the run%n", label);
+        return false;
+      }
+      return true;
+    } catch (RuntimeException e) {
+      out.printf(Locale.ROOT, "%s, %d node%s: failed: %s%n", label, n, n == 1 ? "" : "s", e.getMessage());
+      out.flush();
+      return false;
+    }
+  }
+
+  private static void printRatios(PrintWriter out, List<Row> rows, String setpointLabel, String etcdLabel) {
+    boolean header = false;
+    for (Row s : rows) {
+      if (!s.label().equals(setpointLabel)) {
+        continue;
+      }
+      for (Row e : rows) {
+        if (e.label().equals(etcdLabel) && e.result().nodes() == s.result().nodes()
+            && e.result().op() == s.result().op()) {
+          if (!header) {
+            out.println();
+            out.println("setpoint / etcd (writes/s: above 1 is Setpoint faster; latency: above 1 is Setpoint slower):");
+            header = true;
+          }
+          Result a = s.result();
+          Result b = e.result();
+          out.printf(Locale.ROOT, "  %d node%s %-3s  writes/s %.2fx  p50 %.2fx  p99 %.2fx%n",
+              a.nodes(), a.nodes() == 1 ? " " : "s", a.op().label(),
+              ratio(a.writesPerSecond(), b.writesPerSecond()), ratio(a.p50(), b.p50()), ratio(a.p99(), b.p99()));
+        }
+      }
+    }
+  }
+
+  private static double ratio(double a, double b) {
+    return b == 0 ? Double.NaN : a / b;
+  }
+
+  /** "3.4.23", from {@code etcd --version}; "?" if it cannot be read. */
+  static String etcdVersion(Path etcd) {
+    try {
+      Process process = new ProcessBuilder(etcd.toString(), "--version").redirectErrorStream(true).start();
+      String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      process.waitFor(10, TimeUnit.SECONDS);
+      Matcher m = Pattern.compile("etcd Version: (\\S+)").matcher(text);
+      return m.find() ? m.group(1) : "?";
+    } catch (IOException e) {
+      return "?";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "?";
+    }
+  }
+
+  /** The 1, 5 and 15-minute load averages from /proc/loadavg, or "unknown". */
+  static String loadAverage() {
+    try {
+      String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return fields[0] + " " + fields[1] + " " + fields[2];
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    }
+  }
+
+  private static String seconds(Duration d) {
+    return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+  }
+
+  /** Whether durable agents enforce ACLs during the benchmark. */
+  enum Acls {
+    OFF,
+    BOOTSTRAP
+  }
+
+  private record Row(String label, Result result) {}
+
+  private record Started(LocalCluster cluster, Target target) {}
+
+  @FunctionalInterface
+  private interface Starter {
+    Started start() throws InterruptedException;
+  }
+
+  /** {@code 10s}, {@code 500ms}, {@code 2m}, {@code 1.5s}, or plain seconds. */
+  static final class DurationConverter implements ITypeConverter<Duration> {
+    private static final Pattern FORMAT = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)(ms|s|m)?");
+
+    @Override
+    public Duration convert(String value) {
+      Matcher m = FORMAT.matcher(value.trim());
+      if (!m.matches()) {
+        throw new IllegalArgumentException("expected a duration such as 10s, 500ms or 2m, was '" + value + "'");
+      }
+      double amount = Double.parseDouble(m.group(1));
+      String unit = m.group(2) == null ? "s" : m.group(2);
+      double millis = switch (unit) {
+        case "ms" -> amount;
+        case "m" -> amount * 60_000;
+        default -> amount * 1000;
+      };
+      return Duration.ofNanos(Math.round(millis * 1_000_000));
+    }
+  }
+}

@@ -1,0 +1,134 @@
+package io.setpoint.loadgen;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.StringJoiner;
+
+/**
+ * Starts Setpoint agents on loopback, each a separate JVM running {@code io.setpoint.cli.Main
+ * agent} from the class path of this JVM, with the flags the {@code setpoint} launcher gives the
+ * JVM. Ready when every agent's {@code /readyz} answers 200.
+ *
+ * <p>Agent command lines ({@link Mode#DURABLE}):
+ * <pre>
+ * 1 node:  agent -data-dir DIR -port P -demo-types -no-demo-controllers [-no-acls]
+ * N nodes: agent -node nI -data-dir DIR -port P -raft-port R -cluster n1=127.0.0.1:R1,... -demo-types -no-demo-controllers [-no-acls]
+ * </pre>
+ * and {@link Mode#DEV}: {@code agent -dev -port P -no-demo-controllers [-acls]} (one node, in
+ * memory). The demo types are served (the load writes {@code demo.v2.Artist}s) but their controllers
+ * do not run, so the agents do nothing but serve the writes.
+ */
+public final class AgentProcess {
+  /** The CLI's entry point. */
+  public static final String MAIN_CLASS = "io.setpoint.cli.Main";
+
+  private AgentProcess() {}
+
+  /** Which agents to start. */
+  public enum Mode {
+    /** The durable agent: the Raft log on disk (fsynced), one node or a cluster. */
+    DURABLE,
+    /** {@code -dev}: the in-memory store, one node only; nothing is durable. */
+    DEV
+  }
+
+  /**
+   * What to start.
+   *
+   * @param basePort 0 to pick free ports; else agent {@code i} (from 0) gets port
+   *     {@code basePort + 2i} and Raft port {@code basePort + 2i + 1}
+   * @param acls whether the agents enforce ACLs: durable agents get {@code -no-acls} without
+   *     them, -dev agents {@code -acls} with them
+   * @param agentArgs appended to every agent's arguments
+   * @param jvmOptions added to every agent's JVM options
+   */
+  public record Config(Mode mode, int nodes, int basePort, boolean acls, List<String> agentArgs,
+      List<String> jvmOptions, Duration timeout) {
+    public Config {
+      if (nodes <= 0) {
+        throw new IllegalArgumentException("nodes must be positive, was " + nodes);
+      }
+      if (mode == Mode.DEV && nodes != 1) {
+        throw new IllegalArgumentException("-dev agents do not form clusters: nodes must be 1, was " + nodes);
+      }
+      agentArgs = List.copyOf(agentArgs);
+      jvmOptions = List.copyOf(jvmOptions);
+    }
+  }
+
+  /** Starts the agents and waits until they are ready. */
+  public static LocalCluster start(Config config) throws InterruptedException {
+    int nodes = config.nodes();
+    List<Integer> ports = Ports.pick(config.basePort(), 2 * nodes);
+    StringJoiner members = new StringJoiner(",");
+    for (int i = 0; i < nodes; i++) {
+      members.add(member(i) + "=127.0.0.1:" + ports.get(2 * i + 1));
+    }
+    LocalCluster cluster = new LocalCluster("setpoint", LocalCluster.tempDir("setpoint"));
+    try {
+      List<ServerProcess> started = new ArrayList<>();
+      for (int i = 0; i < nodes; i++) {
+        int port = ports.get(2 * i);
+        List<String> command = new ArrayList<>(jvm(config.jvmOptions()));
+        command.add("agent");
+        if (config.mode() == Mode.DEV) {
+          command.addAll(List.of("-dev", "-port", Integer.toString(port), "-no-demo-controllers"));
+          if (config.acls()) {
+            command.add("-acls");
+          }
+        } else {
+          if (nodes > 1) {
+            command.addAll(List.of("-node", member(i)));
+          }
+          command.addAll(List.of(
+              "-data-dir", cluster.dir().resolve(member(i)).toString(),
+              "-port", Integer.toString(port)));
+          if (nodes > 1) {
+            command.addAll(List.of(
+                "-raft-port", Integer.toString(ports.get(2 * i + 1)),
+                "-cluster", members.toString()));
+          }
+          command.addAll(List.of("-demo-types", "-no-demo-controllers"));
+          if (!config.acls()) {
+            command.add("-no-acls");
+          }
+        }
+        command.addAll(config.agentArgs());
+        ServerProcess process = ServerProcess.start(
+            "setpoint agent " + member(i), command, cluster.dir().resolve(member(i) + ".log"));
+        cluster.add(process, "127.0.0.1:" + port);
+        started.add(process);
+      }
+      for (int i = 0; i < nodes; i++) {
+        started.get(i).awaitHttpOk(URI.create("http://127.0.0.1:" + ports.get(2 * i) + "/readyz"), config.timeout());
+      }
+      return cluster;
+    } catch (RuntimeException | InterruptedException e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  /** {@code java <flags> -cp <this JVM's class path> io.setpoint.cli.Main}. */
+  static List<String> jvm(List<String> options) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    // What the setpoint launcher passes: Netty and protobuf use native access and sun.misc.Unsafe.
+    command.add("--enable-native-access=ALL-UNNAMED");
+    if (Runtime.version().feature() >= 23) {
+      command.add("--sun-misc-unsafe-memory-access=allow");
+    }
+    command.addAll(options);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(MAIN_CLASS);
+    return command;
+  }
+
+  private static String member(int i) {
+    return "n" + (i + 1);
+  }
+}

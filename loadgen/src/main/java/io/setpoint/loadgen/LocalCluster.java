@@ -1,0 +1,135 @@
+package io.setpoint.loadgen;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Servers the generator started on loopback, with their temporary directory (data and logs).
+ * {@link #close()} stops them and deletes the directory; a JVM shutdown hook does the same for
+ * every cluster still open, so Ctrl-C leaves no server or data behind.
+ */
+public final class LocalCluster implements AutoCloseable {
+  private static final Set<LocalCluster> OPEN = ConcurrentHashMap.newKeySet();
+
+  static {
+    Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> {
+      for (LocalCluster cluster : OPEN) {
+        cluster.close();
+      }
+    }));
+  }
+
+  private final String system;
+  private final Path dir;
+  private final List<ServerProcess> members = new ArrayList<>();
+  private final List<String> endpoints = new ArrayList<>();
+  private boolean closed;
+
+  /** A cluster with no members yet, owning {@code dir}. */
+  LocalCluster(String system, Path dir) {
+    this.system = system;
+    this.dir = dir;
+    OPEN.add(this);
+  }
+
+  static Path tempDir(String system) {
+    try {
+      return Files.createTempDirectory("setpoint-bench-" + system + "-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a temporary directory", e);
+    }
+  }
+
+  synchronized void add(ServerProcess member, String endpoint) {
+    if (closed) {
+      member.close();
+      throw new IllegalStateException(system + " cluster is closed");
+    }
+    members.add(member);
+    endpoints.add(endpoint);
+  }
+
+  /** {@code setpoint} or {@code etcd}. */
+  public String system() {
+    return system;
+  }
+
+  /** The gRPC {@code host:port} of each member, in member order. */
+  public synchronized List<String> endpoints() {
+    return List.copyOf(endpoints);
+  }
+
+  /** The directory holding the members' data and logs (deleted on close). */
+  public Path dir() {
+    return dir;
+  }
+
+  /** The process ids of the members. */
+  public synchronized List<Long> pids() {
+    return members.stream().map(ServerProcess::pid).toList();
+  }
+
+  /** Whether every member is still running. */
+  public synchronized boolean allAlive() {
+    return !members.isEmpty() && members.stream().allMatch(ServerProcess::isAlive);
+  }
+
+  /** Stops every member (in parallel) and deletes the directory. Idempotent. */
+  @Override
+  public void close() {
+    List<ServerProcess> stopping;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      stopping = List.copyOf(members);
+    }
+    List<Thread> stoppers = new ArrayList<>();
+    for (ServerProcess member : stopping) {
+      stoppers.add(Thread.ofPlatform().name("stop-" + member.name()).start(member::close));
+    }
+    for (Thread stopper : stoppers) {
+      try {
+        stopper.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    deleteRecursively(dir);
+    OPEN.remove(this);
+  }
+
+  static void deleteRecursively(Path root) {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try {
+      Files.walkFileTree(root, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+          Files.deleteIfExists(file);
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+          Files.deleteIfExists(d);
+          return FileVisitResult.CONTINUE;
+        }
+      });
+    } catch (IOException e) {
+      System.err.println("cannot delete " + root + ": " + e);
+    }
+  }
+}

@@ -1,0 +1,122 @@
+package io.setpoint.loadgen;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** One server the generator started: an OS process whose output goes to a log file. */
+final class ServerProcess implements AutoCloseable {
+  private static final Duration GRACE = Duration.ofSeconds(3);
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+  private final String name;
+  private final Process process;
+  private final Path log;
+
+  private ServerProcess(String name, Process process, Path log) {
+    this.name = name;
+    this.process = process;
+    this.log = log;
+  }
+
+  /** Starts {@code command} with stdout and stderr appended to {@code log}. */
+  static ServerProcess start(String name, List<String> command, Path log) {
+    try {
+      Process process = new ProcessBuilder(command)
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+          .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+          .start();
+      return new ServerProcess(name, process, log);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start " + name + " (" + String.join(" ", command) + ")", e);
+    }
+  }
+
+  String name() {
+    return name;
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /**
+   * Polls {@code url} until it answers 200; fails at once, with the end of the log, if the
+   * process exits first, and after {@code timeout} otherwise.
+   */
+  void awaitHttpOk(URI url, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String last = "no answer";
+    HttpRequest request = HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(2)).GET().build();
+    for (;;) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException(name + " exited with code " + process.exitValue()
+            + " before it was ready; the end of its log (" + log + "):\n" + logTail(30));
+      }
+      try {
+        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() == 200) {
+          return;
+        }
+        last = "HTTP " + response.statusCode() + " " + response.body().strip();
+      } catch (IOException e) {
+        last = e.toString();
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(name + " not ready at " + url + " after " + timeout + " (" + last
+            + "); the end of its log (" + log + "):\n" + logTail(30));
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /** The last {@code lines} lines of the log. */
+  String logTail(int lines) {
+    try {
+      List<String> all = Files.readAllLines(log, StandardCharsets.UTF_8);
+      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    } catch (IOException | UncheckedIOException e) {
+      return "(cannot read " + log + ": " + e + ")";
+    }
+  }
+
+  /**
+   * SIGTERM, then SIGKILL if it has not exited within {@link #GRACE}: its data is thrown away, and
+   * an etcd leader whose peers stopped first would otherwise spend seconds trying to hand over its
+   * leadership. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (!process.isAlive()) {
+      return;
+    }
+    process.destroy();
+    boolean interrupted = false;
+    try {
+      if (!process.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+        process.destroyForcibly();
+        process.waitFor(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      interrupted = true;
+      process.destroyForcibly();
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

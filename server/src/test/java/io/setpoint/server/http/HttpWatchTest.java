@@ -7,18 +7,15 @@ import io.setpoint.demo.DemoTypes;
 import io.setpoint.server.agent.Agent;
 import io.setpoint.server.service.LiveAgent;
 import io.setpoint.api.v1.ID;
-import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.Backend;
-import io.setpoint.storage.Consistency;
-import io.setpoint.storage.Page;
+import io.setpoint.storage.conformance.ForwardingBackend;
 import io.setpoint.storage.Watch;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.storage.memory.MemoryBackend;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -150,17 +147,16 @@ class HttpWatchTest {
   }
 
   /** A backend that counts the watches of demo.v1.Executive open on it (no controller watches those). */
-  private static final class CountingBackend implements Backend {
+  private static final class CountingBackend extends ForwardingBackend {
     final AtomicInteger open = new AtomicInteger();
-    private final Backend delegate;
 
     CountingBackend(Backend delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     @Override
     public Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
-      Watch watch = delegate.watch(type, tenancy, namePrefix, sinceRevision);
+      Watch watch = super.watch(type, tenancy, namePrefix, sinceRevision);
       if (!type.equals(DemoTypes.EXECUTIVE)) {
         return watch;
       }
@@ -185,36 +181,6 @@ class HttpWatchTest {
           watch.close();
         }
       };
-    }
-
-    @Override
-    public Resource read(Consistency consistency, ID id) {
-      return delegate.read(consistency, id);
-    }
-
-    @Override
-    public Resource writeCas(Resource resource) {
-      return delegate.writeCas(resource);
-    }
-
-    @Override
-    public Resource deleteCas(ID id, String version) {
-      return delegate.deleteCas(id, version);
-    }
-
-    @Override
-    public Page list(Consistency consistency, Type type, Tenancy tenancy, String namePrefix, int pageSize, String pageToken) {
-      return delegate.list(consistency, type, tenancy, namePrefix, pageSize, pageToken);
-    }
-
-    @Override
-    public List<Resource> listByOwner(ID owner) {
-      return delegate.listByOwner(owner);
-    }
-
-    @Override
-    public void close() {
-      delegate.close();
     }
   }
 

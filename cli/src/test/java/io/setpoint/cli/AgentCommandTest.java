@@ -12,10 +12,6 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.grpc.Status.Code;
 import io.setpoint.api.v1.TypeInfo;
 import io.setpoint.client.SetpointClient;
@@ -23,43 +19,14 @@ import io.setpoint.client.SetpointException;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.server.agent.Agent;
 import java.time.Duration;
-import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code setpoint agent}, run in-process. */
 @Timeout(60)
 class AgentCommandTest {
-  private static final Pattern LISTENING = Pattern.compile("Setpoint agent listening on 127\\.0\\.0\\.1:(\\d+) \\(gRPC, HTTP/JSON under /api\\)");
-
-  private final Logger agentLog = (Logger) LoggerFactory.getLogger(Agent.class);
-  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
-  private Level previousLevel;
-  private CliRun agent;
-
-  @BeforeEach
-  void captureAgentLog() {
-    previousLevel = agentLog.getLevel();
-    agentLog.setLevel(Level.INFO);
-    agentLog.setAdditive(false); // keep the test output quiet
-    logged.start();
-    agentLog.addAppender(logged);
-  }
-
-  @AfterEach
-  void stopAgentAndRestoreLog() throws InterruptedException {
-    if (agent != null && agent.code() == null) {
-      agent.interruptAndJoin();
-    }
-    agentLog.detachAppender(logged);
-    agentLog.setLevel(previousLevel);
-    agentLog.setAdditive(true);
-  }
+  @RegisterExtension final CliAgent agent = new CliAgent();
 
   @Test
   void withNeitherDevNorADataDirItRefusesWithAClearMessageAndExitsTwo() {
@@ -68,24 +35,21 @@ class AgentCommandTest {
     assertThat(run.code()).isEqualTo(2);
     assertThat(run.err()).startsWith(
         "Error: give -data-dir DIR for a durable store, or -dev for an in-memory one: run 'setpoint agent -dev' to try Setpoint\n");
-    assertThat(logged.list).isEmpty();
+    assertThat(agent.messages()).isEmpty();
   }
 
   @Test
   void devServesTheDemoTypesUntilInterruptedThenStopsCleanly() throws Exception {
-    agent = CliRun.start("agent", "-dev", "-port", "0", "-bind", "127.0.0.1");
-    int port = await().atMost(Duration.ofSeconds(30))
-        .failFast("the agent command ended", () -> agent.code() != null)
-        .until(this::listeningPort, Optional::isPresent).orElseThrow();
+    int port = agent.start("agent", "-dev", "-port", "0", "-bind", "127.0.0.1");
 
     try (SetpointClient client = SetpointClient.connect("127.0.0.1:" + port)) {
       assertThat(client.types().getTypesList()).extracting(TypeInfo::getType)
           .contains(DemoTypes.ARTIST, DemoTypes.ALBUM, DemoTypes.RECORD_LABEL, DemoTypes.EXECUTIVE);
 
-      agent.interruptAndJoin();
+      agent.stop();
 
-      assertThat(agent.code()).as(agent.toString()).isZero();
-      assertThat(logged.list).extracting(ILoggingEvent::getFormattedMessage).contains("Setpoint agent stopped");
+      assertThat(agent.run().code()).as(agent.run().toString()).isZero();
+      assertThat(agent.messages()).contains("Setpoint agent stopped");
       assertThatThrownBy(client::types).isInstanceOfSatisfying(SetpointException.class,
           e -> assertThat(e.code()).isEqualTo(Code.UNAVAILABLE));
     }
@@ -96,8 +60,7 @@ class AgentCommandTest {
     String raftPort = String.valueOf(freePort());
     String[] args = {"agent", "-data-dir", dataDir.toString(), "-port", "0", "-raft-port", raftPort,
         "-demo-types", "-no-demo-controllers"};
-    agent = CliRun.start(args);
-    int port = awaitListening();
+    int port = agent.start(args);
     String token;
     Resource stored;
     try (SetpointClient anonymous = SetpointClient.connect("127.0.0.1:" + port)) {
@@ -111,12 +74,10 @@ class AgentCommandTest {
           .setData(Any.pack(Artist.newBuilder().setName("Nina Simone").build()))
           .build());
     }
-    agent.interruptAndJoin();
-    assertThat(agent.code()).as(agent.toString()).isZero();
+    agent.stop();
+    assertThat(agent.run().code()).as(agent.run().toString()).isZero();
 
-    logged.list.clear();
-    agent = CliRun.start(args);
-    port = awaitListening();
+    port = agent.start(args);
     try (SetpointClient client = SetpointClient.builder().address("127.0.0.1:" + port).token(token).build()) {
       assertThat(client.read(Ids.of(DemoTypes.ARTIST, "nina"))).isEqualTo(stored);
       assertThat(client.raftPeers().getPeersList()).singleElement().satisfies(peer -> {
@@ -161,12 +122,6 @@ class AgentCommandTest {
     assertThat(run.err()).contains("-cluster n1=127.0.0.1:8501,n2=127.0.0.1:8511 does not name this node (-node n4)");
   }
 
-  private int awaitListening() {
-    return await().atMost(Duration.ofSeconds(60))
-        .failFast("the agent command ended", () -> agent.code() != null)
-        .until(this::listeningPort, Optional::isPresent).orElseThrow();
-  }
-
   private static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
@@ -181,14 +136,5 @@ class AgentCommandTest {
       assertThat(run.code()).isEqualTo(1);
       assertThat(run.err()).startsWith("Error: cannot listen on 127.0.0.1:" + running.port());
     }
-  }
-
-  /** The port of the agent that logged it is listening (only the agent under test logs here). */
-  private Optional<Integer> listeningPort() {
-    return logged.list.stream()
-        .map(e -> LISTENING.matcher(e.getFormattedMessage()))
-        .filter(Matcher::matches)
-        .map(m -> Integer.parseInt(m.group(1)))
-        .findFirst();
   }
 }

@@ -1,68 +1,29 @@
 package io.setpoint.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.setpoint.api.tls.TlsFiles;
-import io.setpoint.server.agent.Agent;
 import io.setpoint.testkit.TestCertificates;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /** {@code agent -tls-*} and the client commands' {@code -ca-file}, {@code -client-cert}, {@code -client-key}. */
 @Timeout(60)
 class TlsCommandsTest {
-  private static final Pattern LISTENING =
-      Pattern.compile("Setpoint agent listening on 127\\.0\\.0\\.1:(\\d+) \\(gRPC, HTTP/JSON under /api\\) over mutual TLS");
-
   @TempDir Path dir;
-  private final Logger agentLog = (Logger) LoggerFactory.getLogger(Agent.class);
-  private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
-  private Level previousLevel;
-  private CliRun agent;
-
-  @BeforeEach
-  void captureAgentLog() {
-    previousLevel = agentLog.getLevel();
-    agentLog.setLevel(Level.INFO);
-    agentLog.setAdditive(false);
-    logged.start();
-    agentLog.addAppender(logged);
-  }
-
-  @AfterEach
-  void stopAgentAndRestoreLog() throws InterruptedException {
-    if (agent != null && agent.code() == null) {
-      agent.interruptAndJoin();
-    }
-    agentLog.detachAppender(logged);
-    agentLog.setLevel(previousLevel);
-    agentLog.setAdditive(true);
-  }
+  @RegisterExtension final CliAgent agent = new CliAgent();
 
   @Test
   void aMutualTlsAgentAnswersAClientWithTheCaAndACertificateOnly() throws Exception {
     TestCertificates ca = TestCertificates.create(dir);
     TlsFiles server = ca.issue("server", "localhost", "127.0.0.1");
     TlsFiles client = ca.issue("client");
-    agent = CliRun.start("agent", "-dev", "-port", "0", "-tls-cert", server.certificate().toString(),
+    int port = agent.start("agent", "-dev", "-port", "0", "-tls-cert", server.certificate().toString(),
         "-tls-key", server.privateKey().toString(), "-tls-ca", ca.caFile().toString());
-    int port = await().atMost(Duration.ofSeconds(30))
-        .failFast("the agent command ended", () -> agent.code() != null)
-        .until(this::listeningPort, Optional::isPresent).orElseThrow();
+    assertThat(agent.messages()).anyMatch(m -> m.endsWith("over mutual TLS"));
 
     CliRun list = CliRun.run("resource", "list", "Artist", "-address", "127.0.0.1:" + port,
         "-ca-file", ca.caFile().toString(),
@@ -116,13 +77,5 @@ class TlsCommandsTest {
     CliRun client = CliRun.run("resource", "list", "Artist", "-address", "127.0.0.1:1", "-ca-file", missing.toString());
     assertThat(client.code()).as(client.toString()).isEqualTo(2);
     assertThat(client.err()).contains("-ca-file/-client-cert/-client-key: " + missing + ": cannot read the file");
-  }
-
-  private Optional<Integer> listeningPort() {
-    return logged.list.stream()
-        .map(e -> LISTENING.matcher(e.getFormattedMessage()))
-        .filter(Matcher::matches)
-        .map(m -> Integer.parseInt(m.group(1)))
-        .findFirst();
   }
 }

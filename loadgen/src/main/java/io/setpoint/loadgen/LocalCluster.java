@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Servers the generator started on loopback, with their temporary directory (data and logs).
@@ -18,6 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * every cluster still open, so Ctrl-C leaves no server or data behind.
  */
 public final class LocalCluster implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LocalCluster.class);
+
   private static final Set<LocalCluster> OPEN = ConcurrentHashMap.newKeySet();
 
   static {
@@ -129,7 +133,7 @@ public final class LocalCluster implements AutoCloseable {
         }
       });
     } catch (IOException e) {
-      System.err.println("cannot delete " + root + ": " + e);
+      log.warn("cannot delete {}: {}", root, e.toString());
     }
   }
 }

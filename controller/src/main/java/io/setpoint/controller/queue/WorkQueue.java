@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import java.util.function.IntSupplier;
 
 /**
  * The work queue of a controller: keys to reconcile, de-duplicated, delayed, rate limited,
@@ -341,25 +342,22 @@ public final class WorkQueue<K> {
    * waiting for a delay are not counted (see {@link #delayed()}).
    */
   public int depth() {
-    lock.lock();
-    try {
-      if (!shutDown) {
-        promoteDue(ticker.read());
-      }
-      return depth;
-    } finally {
-      lock.unlock();
-    }
+    return countAfterPromoting(() -> depth);
   }
 
   /** The number of keys waiting for a delay (requeue-after, backoff, resync) that is not yet due. */
   public int delayed() {
+    return countAfterPromoting(delayed::size);
+  }
+
+  /** A count read under the lock once every delayed key whose time has come is ready. */
+  private int countAfterPromoting(IntSupplier count) {
     lock.lock();
     try {
       if (!shutDown) {
         promoteDue(ticker.read());
       }
-      return delayed.size();
+      return count.getAsInt();
     } finally {
       lock.unlock();
     }

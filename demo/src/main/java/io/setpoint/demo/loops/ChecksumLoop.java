@@ -20,6 +20,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A generic loop over the files of a directory: every file {@code f} gets a sidecar {@code
@@ -30,6 +32,8 @@ import java.util.stream.Stream;
  * remove files there.
  */
 public final class ChecksumLoop {
+  private static final Logger log = LoggerFactory.getLogger(ChecksumLoop.class);
+
   /** The directory, inside the watched one, that holds the checksums. */
   public static final String SIDECARS = ".checksums";
 
@@ -125,7 +129,7 @@ public final class ChecksumLoop {
   public static void main(String[] args) throws InterruptedException {
     Path dir = Path.of(args.length > 0 ? args[0] : ".");
     try (LoopRunner running = LoopRunner.start(loop(dir, true, Duration.ofSeconds(30)))) {
-      System.out.println("keeping " + dir.toAbsolutePath().resolve(SIDECARS) + " in step; Ctrl-C to stop");
+      log.info("keeping {} in step; Ctrl-C to stop", dir.toAbsolutePath().resolve(SIDECARS));
       new CountDownLatch(1).await();
     }
   }

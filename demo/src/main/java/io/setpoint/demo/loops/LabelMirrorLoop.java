@@ -257,8 +257,8 @@ public final class LabelMirrorLoop {
       client.close();
       stopped.countDown();
     }, "label-mirror-shutdown"));
-    System.out.println("mirroring " + dir.toAbsolutePath() + "/*" + SUFFIX + " into demo.v1.RecordLabel (partition "
-        + partition + ") at " + address + "; Ctrl-C to stop");
+    log.info("mirroring {}/*{} into demo.v1.RecordLabel (partition {}) at {}; Ctrl-C to stop",
+        dir.toAbsolutePath(), SUFFIX, partition, address);
     stopped.await();
   }
 }

@@ -2,6 +2,7 @@ package io.setpoint.server.service;
 
 import com.github.f4b6a3.ulid.UlidFactory;
 import com.google.protobuf.Timestamp;
+import io.grpc.StatusRuntimeException;
 import io.setpoint.api.Finalizers;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Statuses;
@@ -93,9 +94,13 @@ public final class ResourceHandler {
   public WriteResponse write(Authorizer authz, WriteRequest req) {
     Resource input = admit(authz, req.hasResource(), req.getResource());
     ID id = input.getId();
+    Resource optimistic = writeFromLocalState(input);
+    if (optimistic != null) {
+      return WriteResponse.newBuilder().setResource(optimistic).build();
+    }
     boolean blind = input.getVersion().isEmpty();
     for (int attempt = 1; attempt <= (blind ? BLIND_WRITE_ATTEMPTS : 1); attempt++) {
-      Resource existing = readForWrite(id);
+      Resource existing = readForWrite(id, Consistency.STRONG);
       Resource next = existing == null ? create(input) : update(existing, input);
       if (next == existing) {
         if (Finalizers.isMarkedForDeletion(existing) && Finalizers.of(existing).isEmpty()) {
@@ -104,23 +109,60 @@ public final class ResourceHandler {
         return WriteResponse.newBuilder().setResource(existing).build();
       }
       try {
-        Resource stored = backend.writeCas(next);
-        if (existing == null && stored.hasOwner()) {
-          undoIfOrphaned(stored);
-        }
-        if (Finalizers.isMarkedForDeletion(stored) && Finalizers.of(stored).isEmpty()) {
-          remove(stored, stored.getVersion());
-        }
-        return WriteResponse.newBuilder().setResource(stored).build();
+        return WriteResponse.newBuilder().setResource(afterStore(existing, backend.writeCas(next))).build();
       } catch (StorageException e) {
-        if (!blind || (e.reason() != StorageException.Reason.CAS_FAILURE
-            && e.reason() != StorageException.Reason.WRONG_UID)) {
+        if (!blind || !lostRace(e)) {
           throw e;
         }
       }
     }
     throw Errors.aborted(
         "write of " + Ids.format(id) + " lost " + BLIND_WRITE_ATTEMPTS + " races to concurrent writers; retry");
+  }
+
+  /**
+   * The common case without a linearizable read: the write computed from this member's applied
+   * state, stored with compare-and-swap against the version it was computed from. If that state was
+   * stale the swap fails, so nothing is stored from it. Returns {@code null} whenever the answer
+   * would rest on the local state alone (a conflict, a no-op, an error about the stored resource):
+   * the caller then decides from a linearizable read.
+   */
+  private Resource writeFromLocalState(Resource input) {
+    Resource existing = readForWrite(input.getId(), Consistency.EVENTUAL);
+    Resource next;
+    try {
+      next = existing == null ? create(input) : update(existing, input);
+    } catch (StatusRuntimeException | ValidationException e) {
+      return null;
+    }
+    if (next == existing) {
+      return null;
+    }
+    Resource stored;
+    try {
+      stored = backend.writeCas(next);
+    } catch (StorageException e) {
+      if (lostRace(e)) {
+        return null;
+      }
+      throw e;
+    }
+    return afterStore(existing, stored);
+  }
+
+  /** What a successful store implies: an orphan check for new children, the last finalizer's delete. */
+  private Resource afterStore(Resource existing, Resource stored) {
+    if (existing == null && stored.hasOwner()) {
+      undoIfOrphaned(stored);
+    }
+    if (Finalizers.isMarkedForDeletion(stored) && Finalizers.of(stored).isEmpty()) {
+      remove(stored, stored.getVersion());
+    }
+    return stored;
+  }
+
+  private static boolean lostRace(StorageException e) {
+    return e.reason() == StorageException.Reason.CAS_FAILURE || e.reason() == StorageException.Reason.WRONG_UID;
   }
 
   private Resource create(Resource input) {
@@ -487,8 +529,12 @@ public final class ResourceHandler {
   }
 
   private Resource readForWrite(ID id) {
+    return readForWrite(id, Consistency.STRONG);
+  }
+
+  private Resource readForWrite(ID id, Consistency consistency) {
     try {
-      return backend.read(Consistency.STRONG, Ids.withoutUid(id));
+      return backend.read(consistency, Ids.withoutUid(id));
     } catch (StorageException e) {
       if (e.reason() == StorageException.Reason.NOT_FOUND) {
         return null;

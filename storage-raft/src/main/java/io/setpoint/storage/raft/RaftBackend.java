@@ -25,6 +25,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -81,6 +83,15 @@ public final class RaftBackend implements Backend, Replication {
   private final Leadership leadership;
   private final RaftServer server;
   private final RaftClient client;
+  private final LeaderSubmitter leaderSubmitter;
+  /**
+   * Where Raft's answers are handled: never on a Ratis thread, because whoever an answer wakes may
+   * send the next entry or barrier, and handing one to this member's own server blocks the caller
+   * until Ratis has taken it (which a Ratis thread, say the one applying entries, must not wait
+   * for).
+   */
+  private final ExecutorService replies =
+      Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("setpoint-raft-reply-", 0).factory());
   private final WriteBatcher writes;
   private final ReadBarrier reads;
   private final Duration timeout;
@@ -93,6 +104,7 @@ public final class RaftBackend implements Backend, Replication {
     this.leadership = leadership;
     this.server = server;
     this.client = client;
+    this.leaderSubmitter = new LeaderSubmitter(server, self);
     this.timeout = config.tuning().requestTimeout();
     RaftTuning t = config.tuning();
     this.writes = new WriteBatcher(this::replicate, t.maxBatchOps(), t.maxBatchBytes(), t.maxBatchesInFlight());
@@ -297,6 +309,7 @@ public final class RaftBackend implements Backend, Replication {
     store.close();
     closeQuietly(client);
     closeQuietly(server);
+    replies.shutdown();
     leadership.close();
   }
 
@@ -372,7 +385,13 @@ public final class RaftBackend implements Backend, Replication {
 
   private CompletableFuture<BatchReply> replicate(io.setpoint.storage.raft.v1.Batch batch) {
     Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(batch.toByteArray()));
-    return client.async().send(message).thenApply(reply -> {
+    CompletableFuture<RaftClientReply> local = leaderSubmitter.writeIfLeading(message);
+    CompletableFuture<RaftClientReply> sent = local != null ? local : client.async().send(message);
+    return sent.whenCompleteAsync((reply, error) -> {}, replies).thenApply(reply -> {
+      if (local != null && !reply.isSuccess()) {
+        throw new StorageException(Reason.UNAVAILABLE,
+            "write failed as leadership moved (it may still be applied): " + reply.getException());
+      }
       checkReply(reply, "write");
       try {
         return BatchReply.parseFrom(reply.getMessage().getContent().asReadOnlyByteBuffer());
@@ -383,8 +402,10 @@ public final class RaftBackend implements Backend, Replication {
   }
 
   private CompletableFuture<Void> readIndex() {
-    return client.async()
-        .sendReadOnlyUnordered(Message.EMPTY, self)
+    CompletableFuture<RaftClientReply> local = leaderSubmitter.readBarrierIfLeading();
+    CompletableFuture<RaftClientReply> sent =
+        local != null ? local : client.async().sendReadOnlyUnordered(Message.EMPTY, self);
+    return sent.whenCompleteAsync((reply, error) -> {}, replies)
         .thenAccept(reply -> checkReply(reply, "strong read"));
   }
 

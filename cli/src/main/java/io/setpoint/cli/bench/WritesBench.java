@@ -63,8 +63,9 @@ final class WritesBench implements Callable<Integer> {
       description = "Keys per client, written in turn; each is written once before the runs (default: ${DEFAULT-VALUE}).")
   private int keys;
 
-  @Option(names = "-warmup", paramLabel = "TIME", defaultValue = "3s", converter = DurationConverter.class,
-      description = "Load before measuring, e.g. 3s or 500ms (default: ${DEFAULT-VALUE}).")
+  @Option(names = "-warmup", paramLabel = "TIME", defaultValue = "60s", converter = DurationConverter.class,
+      description = "Load before measuring, e.g. 2m or 500ms (default: ${DEFAULT-VALUE}). The agents' JIT "
+          + "compiles for a minute or more on a 2-core machine; shorter warm-ups measure the compiler.")
   private Duration warmup;
 
   @Option(names = "-duration", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,

@@ -51,8 +51,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>Writes from any member go to the leader through Ratis and are applied by every member in
- *       log order; concurrent writes share log entries (group commit). A write returns once this
- *       member has applied it, so the caller reads its own writes here.
+ *       log order; concurrent writes share log entries (group commit). The leader hands its own
+ *       entries to its Raft server directly; other members send them with a Ratis client. A write
+ *       returns once this member has applied it, so the caller reads its own writes here.
  *   <li>{@link Consistency#EVENTUAL} reads, {@link #listByOwner} and watches are served from this
  *       member's applied state. {@link Consistency#STRONG} reads are linearizable: this member
  *       first catches up to the leader's commit index (Raft ReadIndex; the leader's lease when

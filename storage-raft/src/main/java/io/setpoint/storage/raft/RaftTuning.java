@@ -38,8 +38,9 @@ public record RaftTuning(
 
   /**
    * Elections after 1-2 s of silence, 10 s per request, a snapshot every 10,000 log entries, 32 MiB
-   * segments, leader lease on, up to 1,024 operations or 1 MiB per entry, 2 entries in flight
-   * (more entries in flight means smaller ones, which costs CPU per write on small machines).
+   * segments, leader lease on, up to 1,024 operations or 1 MiB per entry, 1 entry in flight per
+   * member (Ratis pipelines appends itself; a second entry in flight only made entries smaller and
+   * cost more CPU per write).
    */
   public static final RaftTuning DEFAULT =
       new RaftTuning(
@@ -51,7 +52,7 @@ public record RaftTuning(
           true,
           1_024,
           1 << 20,
-          2);
+          1);
 
   public RaftTuning {
     Objects.requireNonNull(electionTimeoutMin, "electionTimeoutMin");

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.server.agent.Agent;
+import io.setpoint.testkit.FreePorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -129,10 +129,7 @@ class AclCommandsTest {
 
   @Test
   void devWithAclsEnforcesThem() throws Exception {
-    int port;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      port = socket.getLocalPort();
-    }
+    int port = FreePorts.loopback();
     CliRun dev = CliRun.start("agent", "-dev", "-acls", "-port", String.valueOf(port));
     try {
       String at = "127.0.0.1:" + port;

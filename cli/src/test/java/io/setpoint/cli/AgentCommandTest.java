@@ -5,23 +5,23 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.Any;
+import io.grpc.Status.Code;
 import io.setpoint.api.Ids;
 import io.setpoint.api.v1.Resource;
-import io.setpoint.demo.v2.Artist;
-import java.io.IOException;
-import java.net.ServerSocket;
-import java.nio.file.Path;
-import org.junit.jupiter.api.io.TempDir;
-import io.grpc.Status.Code;
 import io.setpoint.api.v1.TypeInfo;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import io.setpoint.demo.DemoTypes;
+import io.setpoint.demo.v2.Artist;
 import io.setpoint.server.agent.Agent;
+import io.setpoint.testkit.FreePorts;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code setpoint agent}, run in-process. */
 @Timeout(60)
@@ -57,7 +57,7 @@ class AgentCommandTest {
 
   @Test
   void aDurableAgentKeepsItsDataAndTokensAcrossARestartAndListsItsRaftPeer(@TempDir Path dataDir) throws Exception {
-    String raftPort = String.valueOf(freePort());
+    String raftPort = String.valueOf(FreePorts.loopback());
     String[] args = {"agent", "-data-dir", dataDir.toString(), "-port", "0", "-raft-port", raftPort,
         "-demo-types", "-no-demo-controllers"};
     int port = agent.start(args);
@@ -122,11 +122,6 @@ class AgentCommandTest {
     assertThat(run.err()).contains("-cluster n1=127.0.0.1:8501,n2=127.0.0.1:8511 does not name this node (-node n4)");
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
-  }
 
   @Test
   void aPortInUseIsReportedWithExitOne() {

@@ -18,8 +18,8 @@ import io.setpoint.demo.v2.Artist;
 import io.setpoint.demo.v2.Genre;
 import io.setpoint.server.agent.Agent;
 import io.setpoint.server.service.ServiceLimits;
+import io.setpoint.testkit.FreePorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -370,10 +370,7 @@ class ResourceCommandsTest {
 
   @Test
   void aServerThatIsDownIsReportedClearlyWithExitOne() throws IOException {
-    int port;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      port = socket.getLocalPort();
-    }
+    int port = FreePorts.loopback();
 
     CliRun run = CliRun.run("resource", "list", "demo.v2.Artist", "-address", "127.0.0.1:" + port);
 

@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -101,6 +102,21 @@ public final class SetpointClient implements AutoCloseable {
   /** Reads a resource with a linearizable read. */
   public Resource readConsistent(ID id) {
     return Rpc.await(async.readConsistent(id));
+  }
+
+  /**
+   * Reads a resource with a linearizable read; empty when nothing is stored under {@code id}
+   * (where {@link #readConsistent} fails with {@code NOT_FOUND}).
+   */
+  public Optional<Resource> findConsistent(ID id) {
+    try {
+      return Optional.of(readConsistent(id));
+    } catch (SetpointException e) {
+      if (e.code() == io.grpc.Status.Code.NOT_FOUND) {
+        return Optional.empty();
+      }
+      throw e;
+    }
   }
 
   /**

@@ -1,29 +1,40 @@
 package io.setpoint.loadgen;
 
 import java.util.Arrays;
+import java.util.List;
 
-/** Latencies in nanoseconds, appended by one thread, then merged and read by percentile. */
-final class Latencies {
+/**
+ * Latencies in nanoseconds: appended by one thread, then sorted (alone or merged with other
+ * threads' latencies) and read by nearest-rank percentile. No histogram buckets, so percentiles
+ * are exact.
+ */
+public final class Latencies {
   private long[] nanos;
   private int size;
 
-  Latencies(int expected) {
+  /** Room for {@code expected} latencies to start with; it grows as needed. */
+  public Latencies(int expected) {
     this.nanos = new long[Math.max(16, expected)];
   }
 
-  void add(long value) {
+  public void add(long value) {
     if (size == nanos.length) {
       nanos = Arrays.copyOf(nanos, size * 2);
     }
     nanos[size++] = value;
   }
 
-  int size() {
+  public int size() {
     return size;
   }
 
+  /** These latencies, sorted. */
+  public long[] sorted() {
+    return sortedUnion(List.of(this));
+  }
+
   /** All of {@code parts}, sorted. */
-  static long[] sortedUnion(Iterable<Latencies> parts) {
+  public static long[] sortedUnion(Iterable<Latencies> parts) {
     int total = 0;
     for (Latencies part : parts) {
       total += part.size;
@@ -41,7 +52,7 @@ final class Latencies {
   /**
    * The nearest-rank percentile ({@code p} in (0, 100]) of {@code sorted}; 0 when it is empty.
    */
-  static long percentile(long[] sorted, double p) {
+  public static long percentile(long[] sorted, double p) {
     if (p <= 0 || p > 100) {
       throw new IllegalArgumentException("percentile must be in (0, 100], was " + p);
     }

@@ -19,10 +19,7 @@ import org.junit.jupiter.api.condition.EnabledIf;
 @DisplayName("etcd write load (runs only when /usr/bin/etcd is installed)")
 @EnabledIf(value = "etcdInstalled", disabledReason = "etcd is not installed at /usr/bin/etcd")
 @Timeout(60)
-class EtcdWriteLoadTest {
-  private static final WriteLoad.Options SHORT =
-      new WriteLoad.Options(4, 20, Duration.ofMillis(200), Duration.ofSeconds(1));
-
+class EtcdWriteLoadTest extends TargetContract {
   private static LocalCluster etcd;
   private static EtcdTarget target;
 
@@ -46,6 +43,11 @@ class EtcdWriteLoadTest {
     }
   }
 
+  @Override
+  Target target() {
+    return target;
+  }
+
   @Test
   void putsForTheWholeWindowWithoutErrors() throws InterruptedException {
     WriteLoad.awaitWritable(target, Duration.ofSeconds(10));
@@ -53,27 +55,7 @@ class EtcdWriteLoadTest {
     Result result = WriteLoad.run(target, Op.PUT, SHORT);
 
     assertThat(result.system()).isEqualTo("etcd");
-    SetpointWriteLoadTest.assertMeasuredWithoutErrors(result, Op.PUT);
-  }
-
-  @Test
-  void casTxnsSucceedOnTheModRevisionTheClientLastWrote() throws InterruptedException {
-    Result result = WriteLoad.run(target, Op.CAS, SHORT);
-
-    SetpointWriteLoadTest.assertMeasuredWithoutErrors(result, Op.CAS);
-    assertThat(result.conflicts()).isZero();
-  }
-
-  @Test
-  void aTxnOnAStaleModRevisionFailsAndTheRevisionCanBeReadBack() {
-    Target.Writer writer = target.writer(0);
-    long first = writer.put("conflict-probe", 1);
-    long second = writer.cas("conflict-probe", first, 2);
-
-    assertThat(second).isGreaterThan(first);
-    assertThat(writer.cas("conflict-probe", first, 3)).isEqualTo(Target.CONFLICT);
-    assertThat(writer.version("conflict-probe")).isEqualTo(second);
-    assertThat(writer.version("never-written")).isZero();
+    assertMeasuredWithoutErrors(result, Op.PUT);
   }
 
   @Test

@@ -21,10 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * always runs, so the generator is tested where etcd is not installed.
  */
 @Timeout(60)
-class SetpointWriteLoadTest {
-  private static final WriteLoad.Options SHORT =
-      new WriteLoad.Options(4, 20, Duration.ofMillis(200), Duration.ofSeconds(1));
-
+class SetpointWriteLoadTest extends TargetContract {
   private static Agent agent;
   private static SetpointTarget target;
 
@@ -45,6 +42,11 @@ class SetpointWriteLoadTest {
     }
   }
 
+  @Override
+  Target target() {
+    return target;
+  }
+
   @Test
   void putsForTheWholeWindowWithoutErrors() throws InterruptedException {
     WriteLoad.awaitWritable(target, Duration.ofSeconds(10));
@@ -55,26 +57,6 @@ class SetpointWriteLoadTest {
     // Every client wrote its own keys, with data of the advertised size.
     Resource stored = agent.client().read(Ids.of(DemoTypes.ARTIST, "c003-k0019"));
     assertThat(stored.getData().getSerializedSize()).isEqualTo(Target.PAYLOAD_BYTES);
-  }
-
-  @Test
-  void casWritesSucceedOnTheVersionTheClientLastWrote() throws InterruptedException {
-    Result result = WriteLoad.run(target, Op.CAS, SHORT);
-
-    assertMeasuredWithoutErrors(result, Op.CAS);
-    assertThat(result.conflicts()).isZero();
-  }
-
-  @Test
-  void aCasOnAStaleVersionIsAConflictAndTheVersionCanBeReadBack() {
-    Target.Writer writer = target.writer(0);
-    long first = writer.put("conflict-probe", 1);
-    long second = writer.cas("conflict-probe", first, 2);
-
-    assertThat(second).isGreaterThan(first);
-    assertThat(writer.cas("conflict-probe", first, 3)).isEqualTo(Target.CONFLICT);
-    assertThat(writer.version("conflict-probe")).isEqualTo(second);
-    assertThat(writer.version("never-written")).isZero();
   }
 
   @Test
@@ -91,20 +73,5 @@ class SetpointWriteLoadTest {
         assertThat(withToken.writer(0).put("acl-probe", 1)).isPositive();
       }
     }
-  }
-
-  static void assertMeasuredWithoutErrors(Result result, Op op) {
-    assertThat(result.op()).isEqualTo(op);
-    assertThat(result.errors()).as(result.toString()).isZero();
-    assertThat(result.writes()).as(result.toString()).isPositive();
-    assertThat(result.seconds()).isEqualTo(1.0);
-    assertThat(result.writesPerSecond()).isEqualTo(result.writes() / 1.0);
-    assertThat(result.p50()).isPositive();
-    assertThat(result.p50()).isLessThanOrEqualTo(result.p90());
-    assertThat(result.p90()).isLessThanOrEqualTo(result.p99());
-    assertThat(result.p99()).isLessThanOrEqualTo(result.p999());
-    assertThat(result.p999()).isLessThanOrEqualTo(result.max());
-    // A closed loop cannot have more writes in flight than clients: latency bounds throughput.
-    assertThat(result.writesPerSecond() * result.p50() / 1e9).isLessThanOrEqualTo(result.clients() * 2.0);
   }
 }

@@ -2,12 +2,10 @@ package io.setpoint.testing;
 
 import static org.awaitility.Awaitility.await;
 
-import io.grpc.Status.Code;
 import io.setpoint.api.Conditions;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
-import io.setpoint.client.SetpointException;
 import io.setpoint.controller.Controller;
 import io.setpoint.controller.Request;
 import io.setpoint.controller.Result;
@@ -83,7 +81,7 @@ public final class SetpointExtension
   public Resource awaitResource(ID id, Predicate<Resource> test) {
     AtomicReference<Resource> seen = new AtomicReference<>();
     await().atMost(timeout).pollInterval(Duration.ofMillis(20)).until(() -> {
-      Optional<Resource> current = read(id);
+      Optional<Resource> current = client.findConsistent(id);
       current.ifPresent(seen::set);
       return current.isPresent() && test.test(current.get());
     });
@@ -98,19 +96,9 @@ public final class SetpointExtension
 
   /** Waits until nothing is stored under {@code id}. */
   public void awaitDeleted(ID id) {
-    await().atMost(timeout).pollInterval(Duration.ofMillis(20)).until(() -> read(id).isEmpty());
+    await().atMost(timeout).pollInterval(Duration.ofMillis(20)).until(() -> client.findConsistent(id).isEmpty());
   }
 
-  private Optional<Resource> read(ID id) {
-    try {
-      return Optional.of(client.readConsistent(id));
-    } catch (SetpointException e) {
-      if (e.code() == Code.NOT_FOUND) {
-        return Optional.empty();
-      }
-      throw e;
-    }
-  }
 
   @Override
   public void beforeAll(ExtensionContext context) {

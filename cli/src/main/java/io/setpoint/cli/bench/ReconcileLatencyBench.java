@@ -5,9 +5,11 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Artist;
+import io.setpoint.loadgen.Latencies;
 import io.setpoint.server.agent.Agent;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -42,8 +44,8 @@ final class ReconcileLatencyBench implements Callable<Integer> {
     try (Agent agent = Agent.builder().port(0).acls(false).types(DemoTypes::register)
         .controllers(m -> m.register(probe.controller(1, Duration.ofHours(8)))).start()) {
       SetpointClient client = agent.client();
-      Samples written = new Samples(writes);
-      Samples started = new Samples(writes);
+      Latencies written = new Latencies(writes);
+      Latencies started = new Latencies(writes);
       for (int i = 0; i < warmup + writes; i++) {
         Resource artist = Resource.newBuilder()
             .setId(Probe.artist("latency"))
@@ -60,10 +62,23 @@ final class ReconcileLatencyBench implements Callable<Integer> {
       }
       out.println(Bench.machine());
       out.printf("writes: %d measured after %d warm-up, one at a time, in-process client%n", writes, warmup);
-      out.println("write acknowledged:       " + written.summary());
-      out.println("write to reconcile start: " + started.summary());
+      out.println("write acknowledged:       " + summary(written));
+      out.println("write to reconcile start: " + summary(started));
       out.flush();
     }
     return 0;
+  }
+
+  /** "p50 123.4 us, p90 ..., p99 ..., p99.9 ..., max ... (N samples)" */
+  private static String summary(Latencies latencies) {
+    long[] sorted = latencies.sorted();
+    return String.format(Locale.ROOT, "p50 %s, p90 %s, p99 %s, p99.9 %s, max %s (%d samples)",
+        micros(Latencies.percentile(sorted, 50)), micros(Latencies.percentile(sorted, 90)),
+        micros(Latencies.percentile(sorted, 99)), micros(Latencies.percentile(sorted, 99.9)),
+        micros(Latencies.percentile(sorted, 100)), sorted.length);
+  }
+
+  private static String micros(long nanos) {
+    return String.format(Locale.ROOT, "%.1f us", nanos / 1000.0);
   }
 }

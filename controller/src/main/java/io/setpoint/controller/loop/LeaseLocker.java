@@ -103,7 +103,7 @@ public final class LeaseLocker<K> implements Locker<K> {
       return false;
     }
     ID id = keyLease(key);
-    Optional<Resource> current = read(id);
+    Optional<Resource> current = client.findConsistent(id);
     if (current.isEmpty()) {
       return create(key, id, own);
     }
@@ -236,7 +236,7 @@ public final class LeaseLocker<K> implements Locker<K> {
   }
 
   private boolean alive(String other) {
-    Optional<Resource> beat = read(heartbeatId(other));
+    Optional<Resource> beat = client.findConsistent(heartbeatId(other));
     if (beat.isEmpty()) {
       return false;
     }
@@ -265,7 +265,7 @@ public final class LeaseLocker<K> implements Locker<K> {
   }
 
   private void deleteIfOurs(ID id) {
-    read(id).ifPresent(resource -> {
+    client.findConsistent(id).ifPresent(resource -> {
       if (decode(resource).getHolder().equals(holder)) {
         try {
           client.delete(resource.getId(), resource.getVersion());
@@ -278,16 +278,6 @@ public final class LeaseLocker<K> implements Locker<K> {
     });
   }
 
-  private Optional<Resource> read(ID id) {
-    try {
-      return Optional.of(client.readConsistent(id));
-    } catch (SetpointException e) {
-      if (e.code() == Code.NOT_FOUND) {
-        return Optional.empty();
-      }
-      throw e;
-    }
-  }
 
   private static boolean lost(SetpointException e) {
     return e.code() == Code.ABORTED || e.code() == Code.NOT_FOUND || e.code() == Code.FAILED_PRECONDITION;

@@ -2,13 +2,11 @@ package io.setpoint.demo.loops;
 
 import com.google.protobuf.Any;
 import com.google.protobuf.InvalidProtocolBufferException;
-import io.grpc.Status.Code;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
-import io.setpoint.client.SetpointException;
 import io.setpoint.controller.Result;
 import io.setpoint.controller.TerminalException;
 import io.setpoint.controller.loop.Change;
@@ -185,7 +183,7 @@ public final class LabelMirrorLoop {
 
     Result upsert(Entry entry) throws TerminalException, InvalidProtocolBufferException {
       ID id = id(partition, entry.key());
-      Optional<Resource> existing = read(id);
+      Optional<Resource> existing = client.findConsistent(id);
       if (existing.isPresent() && !ours(existing.get())) {
         // Made by someone else (by hand, or another mirror): not ours to overwrite.
         throw new TerminalException(Ids.format(id) + " exists and is not marked "
@@ -215,7 +213,7 @@ public final class LabelMirrorLoop {
     }
 
     Result deleteIfMirrored(String key) {
-      Optional<Resource> existing = read(id(partition, key));
+      Optional<Resource> existing = client.findConsistent(id(partition, key));
       if (existing.isPresent() && ours(existing.get())) {
         Resource r = existing.get();
         client.delete(r.getId(), r.getVersion());
@@ -228,16 +226,6 @@ public final class LabelMirrorLoop {
       return name.equals(r.getMetadataMap().get(MIRRORED_BY));
     }
 
-    private Optional<Resource> read(ID id) {
-      try {
-        return Optional.of(client.readConsistent(id));
-      } catch (SetpointException e) {
-        if (e.code() == Code.NOT_FOUND) {
-          return Optional.empty();
-        }
-        throw e;
-      }
-    }
   }
 
   /**

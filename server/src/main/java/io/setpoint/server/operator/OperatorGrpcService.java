@@ -13,7 +13,7 @@ import io.setpoint.api.v1.Type;
 import io.setpoint.resource.Authorizer;
 import io.setpoint.resource.Permission;
 import io.setpoint.server.service.CallerAuthorizer;
-import io.setpoint.server.service.Errors;
+import io.setpoint.server.service.UnaryCalls;
 import io.setpoint.storage.Replication;
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -51,8 +51,7 @@ public final class OperatorGrpcService extends OperatorServiceGrpc.OperatorServi
   }
 
   private <T> void answer(StreamObserver<T> out, Permission needed, Supplier<T> call) {
-    T response;
-    try {
+    UnaryCalls.answer(() -> {
       Authorizer caller = CallerAuthorizer.current();
       caller.require(needed, Type.getDefaultInstance(), Tenancy.getDefaultInstance(), "");
       if (replication == null) {
@@ -60,12 +59,7 @@ public final class OperatorGrpcService extends OperatorServiceGrpc.OperatorServi
             .withDescription("this agent runs the in-memory store (-dev), which has no Raft peers")
             .asRuntimeException();
       }
-      response = call.get();
-    } catch (RuntimeException e) {
-      out.onError(Errors.toStatus(e));
-      return;
-    }
-    out.onNext(response);
-    out.onCompleted();
+      return call.get();
+    }, out);
   }
 }

@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -386,28 +387,35 @@ public final class RaftBackend implements Backend, Replication {
 
   private CompletableFuture<BatchReply> replicate(io.setpoint.storage.raft.v1.Batch batch) {
     Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(batch.toByteArray()));
-    CompletableFuture<RaftClientReply> local = leaderSubmitter.writeIfLeading(message);
-    CompletableFuture<RaftClientReply> sent = local != null ? local : client.async().send(message);
-    return sent.whenCompleteAsync((reply, error) -> {}, replies).thenApply(reply -> {
-      if (local != null && !reply.isSuccess()) {
-        throw new StorageException(Reason.UNAVAILABLE,
-            "write failed as leadership moved (it may still be applied): " + reply.getException());
-      }
-      checkReply(reply, "write");
-      try {
-        return BatchReply.parseFrom(reply.getMessage().getContent().asReadOnlyByteBuffer());
-      } catch (IOException e) {
-        throw new IllegalStateException("unreadable reply from the leader", e);
-      }
-    });
+    return send(leaderSubmitter.writeIfLeading(message), () -> client.async().send(message))
+        .thenApply(reply -> {
+          // A leader's own entry is not retried when leadership moves, and a client's may have been
+          // committed before its retries ran out: either way the outcome is unknown.
+          if (!reply.isSuccess()) {
+            throw new StorageException(
+                Reason.UNAVAILABLE, "write failed in Raft, and it may still be applied: " + reply.getException());
+          }
+          try {
+            return BatchReply.parseFrom(reply.getMessage().getContent().asReadOnlyByteBuffer());
+          } catch (IOException e) {
+            throw new IllegalStateException("unreadable reply from the leader", e);
+          }
+        });
   }
 
   private CompletableFuture<Void> readIndex() {
-    CompletableFuture<RaftClientReply> local = leaderSubmitter.readBarrierIfLeading();
-    CompletableFuture<RaftClientReply> sent =
-        local != null ? local : client.async().sendReadOnlyUnordered(Message.EMPTY, self);
-    return sent.whenCompleteAsync((reply, error) -> {}, replies)
+    return send(leaderSubmitter.readBarrierIfLeading(), () -> client.async().sendReadOnlyUnordered(Message.EMPTY, self))
         .thenAccept(reply -> checkReply(reply, "strong read"));
+  }
+
+  /**
+   * {@code local} (what this member's own server took, when it leads) or else what {@code
+   * viaClient} sends, answered on {@link #replies}.
+   */
+  private CompletableFuture<RaftClientReply> send(
+      CompletableFuture<RaftClientReply> local, Supplier<CompletableFuture<RaftClientReply>> viaClient) {
+    CompletableFuture<RaftClientReply> sent = local != null ? local : viaClient.get();
+    return sent.whenCompleteAsync((reply, error) -> {}, replies);
   }
 
   private static void checkReply(RaftClientReply reply, String what) {

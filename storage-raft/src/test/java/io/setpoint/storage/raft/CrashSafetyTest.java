@@ -2,11 +2,10 @@ package io.setpoint.storage.raft;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.setpoint.testkit.FreePorts;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,7 +49,7 @@ class CrashSafetyTest {
   @Timeout(value = 90, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void everyAcknowledgedWriteSurvivesSigkill() throws Exception {
     Path data = dir.resolve("data");
-    int port = freePort();
+    int port = FreePorts.loopback();
     Map<String, String> acked = new HashMap<>();
     try {
       for (int round = 0; round < 3; round++) {
@@ -91,11 +90,5 @@ class CrashSafetyTest {
 
   private static BufferedReader reader(Process p) {
     return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 }

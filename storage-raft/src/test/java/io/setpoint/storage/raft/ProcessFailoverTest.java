@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.setpoint.storage.raft.RegisterHistory.Op;
 import io.setpoint.storage.raft.RegisterHistory.Result;
+import io.setpoint.testkit.FreePorts;
 import java.io.BufferedReader;
 import java.io.Closeable;
 import java.io.EOFException;
@@ -18,7 +19,6 @@ import java.io.Writer;
 import java.lang.ProcessBuilder.Redirect;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -116,7 +116,7 @@ class ProcessFailoverTest {
   }
 
   private void run() throws Exception {
-    List<Integer> ports = freePorts(3);
+    List<Integer> ports = FreePorts.loopback(3);
     for (int i = 0; i < 3; i++) {
       String name = "n" + (i + 1);
       members.add(new Member(name, ports.get(i), dir.resolve(name), dir.resolve(name + ".log").toFile()));
@@ -610,20 +610,6 @@ class ProcessFailoverTest {
         lines.subList(Math.max(0, lines.size() - 60), lines.size()).forEach(System.err::println);
       } catch (IOException e) {
         System.err.println("---- no log of " + m.name + ": " + e);
-      }
-    }
-  }
-
-  private static List<Integer> freePorts(int count) throws IOException {
-    List<ServerSocket> sockets = new ArrayList<>();
-    try {
-      for (int i = 0; i < count; i++) {
-        sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-      }
-      return sockets.stream().map(ServerSocket::getLocalPort).toList();
-    } finally {
-      for (ServerSocket s : sockets) {
-        s.close();
       }
     }
   }

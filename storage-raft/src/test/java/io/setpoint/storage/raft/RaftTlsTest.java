@@ -12,11 +12,8 @@ import io.setpoint.storage.Consistency;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.engine.Limits;
+import io.setpoint.testkit.FreePorts;
 import io.setpoint.testkit.TestCertificates;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -111,7 +108,7 @@ class RaftTlsTest {
 
   /** Starts one member per issuer; every member trusts {@code trusted} (null: its own issuer). */
   private List<RaftBackend> start(List<TestCertificates> issuers, Path trusted, RaftTuning tuning) {
-    List<Integer> ports = freePorts(issuers.size());
+    List<Integer> ports = FreePorts.loopback(issuers.size());
     int cluster = CLUSTERS.incrementAndGet();
     Map<String, String> peers = new LinkedHashMap<>();
     for (int i = 0; i < issuers.size(); i++) {
@@ -141,25 +138,5 @@ class RaftTlsTest {
               return agreed ? leader : null;
             },
             leader -> leader != null);
-  }
-
-  private static List<Integer> freePorts(int count) {
-    List<ServerSocket> sockets = new ArrayList<>();
-    try {
-      for (int i = 0; i < count; i++) {
-        sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-      }
-      return sockets.stream().map(ServerSocket::getLocalPort).toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } finally {
-      for (ServerSocket s : sockets) {
-        try {
-          s.close();
-        } catch (IOException ignored) {
-          // Free again either way.
-        }
-      }
-    }
   }
 }

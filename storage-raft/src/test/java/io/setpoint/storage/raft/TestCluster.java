@@ -3,10 +3,9 @@ package io.setpoint.storage.raft;
 import static org.awaitility.Awaitility.await;
 
 import io.setpoint.storage.engine.Limits;
+import io.setpoint.testkit.FreePorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,7 +51,7 @@ final class TestCluster implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     try {
-      List<Integer> ports = freePorts(size);
+      List<Integer> ports = FreePorts.loopback(size);
       int id = CLUSTERS.incrementAndGet();
       for (int i = 0; i < size; i++) {
         cluster.peers.put("c" + id + "n" + (i + 1), "127.0.0.1:" + ports.get(i));
@@ -133,26 +132,6 @@ final class TestCluster implements AutoCloseable {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    }
-  }
-
-  private static List<Integer> freePorts(int count) {
-    List<ServerSocket> sockets = new ArrayList<>();
-    try {
-      for (int i = 0; i < count; i++) {
-        sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-      }
-      return sockets.stream().map(ServerSocket::getLocalPort).toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } finally {
-      for (ServerSocket s : sockets) {
-        try {
-          s.close();
-        } catch (IOException ignored) {
-          // The port is free again either way.
-        }
-      }
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.setpoint.storage.raft;
 
+import com.google.protobuf.MessageLite;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
@@ -12,15 +13,17 @@ import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.Watch;
 import io.setpoint.storage.engine.Query;
+import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
 import io.setpoint.storage.raft.v1.Delete;
+import io.setpoint.storage.raft.v1.Forward;
 import io.setpoint.storage.raft.v1.Op;
 import io.setpoint.storage.raft.v1.Outcome;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -32,12 +35,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -51,10 +56,12 @@ import org.slf4j.LoggerFactory;
  * embedded store; three or five members tolerate one or two failures.
  *
  * <ul>
- *   <li>Writes from any member go to the leader through Ratis and are applied by every member in
- *       log order; concurrent writes share log entries (group commit). The leader hands its own
- *       entries to its Raft server directly; other members send them with a Ratis client. A write
- *       returns once this member has applied it, so the caller reads its own writes here.
+ *   <li>Writes from any member are committed by the leader and applied by every member in log
+ *       order; concurrent writes share log entries (group commit). The leader hands its entries to
+ *       its Raft server directly. Other members forward their batches of writes to the leader over
+ *       Raft's transport ({@link ForwardedWrites}), and the leader commits them in its own entries,
+ *       so the writes of all members share entries. A write returns once this member has applied
+ *       it, so the caller reads its own writes here.
  *   <li>{@link Consistency#EVENTUAL} reads, {@link #listByOwner} and watches are served from this
  *       member's applied state. {@link Consistency#STRONG} reads are linearizable: this member
  *       first catches up to the leader's commit index (Raft ReadIndex; the leader's lease when
@@ -84,7 +91,10 @@ public final class RaftBackend implements Backend, Replication {
   private final ReplicatedStore store;
   private final Leadership leadership;
   private final RaftServer server;
+  /** Read barriers and leadership transfers of a member that does not lead. */
   private final RaftClient client;
+  /** Forwards batches of writes to the leader; never repeats one that may have been committed. */
+  private final RaftClient forwarder;
   private final LeaderSubmitter leaderSubmitter;
   /**
    * Where Raft's answers are handled: never on a Ratis thread, because whoever an answer wakes may
@@ -92,20 +102,28 @@ public final class RaftBackend implements Backend, Replication {
    * until Ratis has taken it (which a Ratis thread, say the one applying entries, must not wait
    * for).
    */
-  private final ExecutorService replies =
-      Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("setpoint-raft-reply-", 0).factory());
+  private final ExecutorService replies;
   private final WriteBatcher writes;
   private final ReadBarrier reads;
   private final Duration timeout;
   private volatile boolean closed;
 
-  private RaftBackend(RaftConfig config, ReplicatedStore store, Leadership leadership, RaftServer server, RaftClient client) {
+  private RaftBackend(
+      RaftConfig config,
+      ReplicatedStore store,
+      Leadership leadership,
+      RaftServer server,
+      RaftClient client,
+      RaftClient forwarder,
+      ExecutorService replies) {
     this.config = config;
     this.self = RatisSettings.peerId(config.nodeName());
     this.store = store;
     this.leadership = leadership;
     this.server = server;
     this.client = client;
+    this.forwarder = forwarder;
+    this.replies = replies;
     this.leaderSubmitter = new LeaderSubmitter(server, self);
     this.timeout = config.tuning().requestTimeout();
     RaftTuning t = config.tuning();
@@ -129,36 +147,51 @@ public final class RaftBackend implements Backend, Replication {
     Leadership leadership = new Leadership();
     RaftGroup group = RatisSettings.group(config);
     var properties = RatisSettings.properties(config);
+    ExecutorService replies =
+        Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("setpoint-raft-reply-", 0).factory());
+    ForwardedWrites forwarded = new ForwardedWrites(config.nodeName(), replies);
     RaftServer server = null;
+    RaftClient client = null;
     try {
       server =
           RaftServer.newBuilder()
               .setServerId(RatisSettings.peerId(config.nodeName()))
               .setGroup(group)
-              .setStateMachine(new StoreStateMachine(store, leadership))
+              .setStateMachine(new StoreStateMachine(store, leadership, forwarded))
               .setProperties(properties)
               .setParameters(parameters)
               // Recovers an existing data directory, formats a new one.
               .setOption(RaftStorage.StartupOption.RECOVER)
               .build();
       server.start();
-      RaftClient client =
-          RaftClient.newBuilder()
-              .setProperties(properties)
-              .setParameters(parameters)
-              .setRaftGroup(group)
-              .setRetryPolicy(RatisSettings.retryPolicy(config.tuning()))
-              .build();
-      return new RaftBackend(config, store, leadership, server, client);
+      client = client(properties, parameters, group, RatisSettings.retryPolicy(config.tuning()));
+      RaftClient forwarder = client(properties, parameters, group, RatisSettings.forwardRetryPolicy(config.tuning()));
+      RaftBackend backend = new RaftBackend(config, store, leadership, server, client, forwarder, replies);
+      forwarded.open(backend.writes, backend::ownEntry);
+      return backend;
     } catch (IOException e) {
+      closeQuietly(client);
       closeQuietly(server);
+      replies.shutdown();
       leadership.close();
       throw new UncheckedIOException("cannot start Raft member " + config.nodeName() + " in " + config.dataDir(), e);
     } catch (RuntimeException e) {
+      closeQuietly(client);
       closeQuietly(server);
+      replies.shutdown();
       leadership.close();
       throw e;
     }
+  }
+
+  private static RaftClient client(
+      RaftProperties properties, Parameters parameters, RaftGroup group, RetryPolicy retryPolicy) {
+    return RaftClient.newBuilder()
+        .setProperties(properties)
+        .setParameters(parameters)
+        .setRaftGroup(group)
+        .setRetryPolicy(retryPolicy)
+        .build();
   }
 
   // ---- Backend
@@ -309,6 +342,7 @@ public final class RaftBackend implements Backend, Replication {
     closed = true;
     writes.close();
     store.close();
+    closeQuietly(forwarder);
     closeQuietly(client);
     closeQuietly(server);
     replies.shutdown();
@@ -385,36 +419,68 @@ public final class RaftBackend implements Backend, Replication {
     }
   }
 
-  private CompletableFuture<BatchReply> replicate(io.setpoint.storage.raft.v1.Batch batch) {
-    Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(batch.toByteArray()));
-    return send(leaderSubmitter.writeIfLeading(message), () -> client.async().send(message))
-        .thenApply(reply -> {
-          // A leader's own entry is not retried when leadership moves, and a client's may have been
-          // committed before its retries ran out: either way the outcome is unknown.
-          if (!reply.isSuccess()) {
-            throw new StorageException(
-                Reason.UNAVAILABLE, "write failed in Raft, and it may still be applied: " + reply.getException());
-          }
-          try {
-            return BatchReply.parseFrom(reply.getMessage().getContent().asReadOnlyByteBuffer());
-          } catch (IOException e) {
-            throw new IllegalStateException("unreadable reply from the leader", e);
-          }
-        });
-  }
-
-  private CompletableFuture<Void> readIndex() {
-    return send(leaderSubmitter.readBarrierIfLeading(), () -> client.async().sendReadOnlyUnordered(Message.EMPTY, self))
-        .thenAccept(reply -> checkReply(reply, "strong read"));
+  /**
+   * Commits {@code batch}: as this member's own log entry while it leads, else by forwarding it to
+   * the leader.
+   */
+  private CompletableFuture<BatchReply> replicate(Batch batch) {
+    CompletableFuture<RaftClientReply> local = leaderSubmitter.writeIfLeading(message(batch));
+    if (local != null) {
+      return offRatis(local).thenApply(RaftBackend::batchReply);
+    }
+    Message forward = message(Forward.newBuilder().setFrom(config.nodeName()).setBatch(batch).build());
+    return CompletableFuture.supplyAsync(() -> batchReply(forward(forward)), replies);
   }
 
   /**
-   * {@code local} (what this member's own server took, when it leads) or else what {@code
-   * viaClient} sends, answered on {@link #replies}.
+   * Sends {@code forward} to the leader and waits for its answer. Ratis's blocking call, because
+   * its asynchronous one keeps requests in order and refuses every later one for good once a
+   * request fails without being repeated, which is what a forward must do when it may have been
+   * committed.
    */
-  private CompletableFuture<RaftClientReply> send(
-      CompletableFuture<RaftClientReply> local, Supplier<CompletableFuture<RaftClientReply>> viaClient) {
-    CompletableFuture<RaftClientReply> sent = local != null ? local : viaClient.get();
+  private RaftClientReply forward(Message forward) {
+    try {
+      return forwarder.io().sendReadOnlyNonLinearizable(forward);
+    } catch (IOException e) {
+      throw new StorageException(Reason.UNAVAILABLE, "write failed in Raft, and it may still be applied: " + e);
+    }
+  }
+
+  /** {@code batch} as a log entry of this member's own, which it can only append while it leads. */
+  private CompletableFuture<BatchReply> ownEntry(Batch batch) {
+    CompletableFuture<RaftClientReply> local = leaderSubmitter.writeIfLeading(message(batch));
+    if (local == null) {
+      return CompletableFuture.failedFuture(new StorageException(Reason.UNAVAILABLE, "this member no longer leads"));
+    }
+    return local.thenApply(RaftBackend::batchReply);
+  }
+
+  private static BatchReply batchReply(RaftClientReply reply) {
+    // A leader's own entry is not retried when leadership moves, nor is a forwarded batch, and a
+    // client's may have been committed before its retries ran out: the outcome is unknown.
+    if (!reply.isSuccess()) {
+      throw new StorageException(
+          Reason.UNAVAILABLE, "write failed in Raft, and it may still be applied: " + reply.getException());
+    }
+    try {
+      return BatchReply.parseFrom(reply.getMessage().getContent().asReadOnlyByteBuffer());
+    } catch (IOException e) {
+      throw new IllegalStateException("unreadable reply from the leader", e);
+    }
+  }
+
+  private static Message message(MessageLite proto) {
+    return Message.valueOf(UnsafeByteOperations.unsafeWrap(proto.toByteArray()));
+  }
+
+  private CompletableFuture<Void> readIndex() {
+    CompletableFuture<RaftClientReply> local = leaderSubmitter.readBarrierIfLeading();
+    return offRatis(local != null ? local : client.async().sendReadOnlyUnordered(Message.EMPTY, self))
+        .thenAccept(reply -> checkReply(reply, "strong read"));
+  }
+
+  /** {@code sent}, answered on {@link #replies} rather than on the Ratis thread that completes it. */
+  private CompletableFuture<RaftClientReply> offRatis(CompletableFuture<RaftClientReply> sent) {
     return sent.whenCompleteAsync((reply, error) -> {}, replies);
   }
 

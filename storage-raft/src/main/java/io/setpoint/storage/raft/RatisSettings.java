@@ -1,20 +1,24 @@
 package io.setpoint.storage.raft;
 
+import io.setpoint.api.tls.TlsFiles;
+import java.net.ConnectException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClientConfigKeys;
-import io.setpoint.api.tls.TlsFiles;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftServerConfigKeys;
@@ -68,6 +72,10 @@ final class RatisSettings {
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
     RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, t.snapshotEvery()));
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(t.logSegmentBytes()));
+    // Ratis otherwise appends an entry recording the commit index after every commit: a second
+    // entry, fsync and replication round per batch, only so that a restarted member can apply its
+    // log before it hears from a leader. It hears from one within an election timeout anyway.
+    RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
     // A batch is one entry: the appender must be able to carry the largest one.
     RaftServerConfigKeys.Log.Appender.setBufferByteLimit(
         p, SizeInBytes.valueOf(Math.max(4L << 20, 2L * t.maxBatchBytes())));
@@ -102,6 +110,32 @@ final class RatisSettings {
   static RetryPolicy retryPolicy(RaftTuning t) {
     int attempts = (int) Math.max(3, t.requestTimeout().toMillis() / RETRY_SLEEP.toMillis());
     return RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts, millis(RETRY_SLEEP));
+  }
+
+  /**
+   * For batches forwarded to the leader, which Raft's retry cache does not cover: tried again only
+   * when the member asked turned the batch away untouched (it does not lead, it is not ready yet,
+   * or no connection to it could be made). Any other failure may come after the leader committed
+   * the batch, and repeating it could apply the writes twice, so it is reported instead. (Ratis's
+   * blocking client reports a member that does not lead or is not ready without a cause.)
+   */
+  static RetryPolicy forwardRetryPolicy(RaftTuning t) {
+    RetryPolicy whileTurnedAway = retryPolicy(t);
+    return event -> event.getCause() == null || turnedAway(event.getCause())
+        ? whileTurnedAway.handleAttemptFailure(event)
+        : RetryPolicy.NO_RETRY_ACTION;
+  }
+
+  private static boolean turnedAway(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof NotLeaderException
+          || cause instanceof LeaderNotReadyException
+          || cause instanceof ServerNotReadyException
+          || cause instanceof ConnectException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** One attempt may take a few election timeouts (the leader may be changing), never the whole budget. */

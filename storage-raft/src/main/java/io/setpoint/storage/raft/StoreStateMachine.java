@@ -3,6 +3,7 @@ package io.setpoint.storage.raft;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
+import io.setpoint.storage.raft.v1.Forward;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +27,7 @@ import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
@@ -44,6 +46,7 @@ final class StoreStateMachine extends BaseStateMachine {
 
   private final ReplicatedStore store;
   private final Consumer<Boolean> leadership;
+  private final ForwardedWrites forwarded;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   /**
    * The snapshot this member last took or loaded. Ratis asks for it on every append (leader and
@@ -55,10 +58,12 @@ final class StoreStateMachine extends BaseStateMachine {
   /**
    * @param leadership told true when this member becomes a ready leader, false when it stops
    *     leading
+   * @param forwarded where batches forwarded to this member as leader go
    */
-  StoreStateMachine(ReplicatedStore store, Consumer<Boolean> leadership) {
+  StoreStateMachine(ReplicatedStore store, Consumer<Boolean> leadership, ForwardedWrites forwarded) {
     this.store = store;
     this.leadership = leadership;
+    this.forwarded = forwarded;
   }
 
   @Override
@@ -102,10 +107,25 @@ final class StoreStateMachine extends BaseStateMachine {
         Message.valueOf(UnsafeByteOperations.unsafeWrap(reply.toByteArray())));
   }
 
-  /** A read barrier: Ratis runs it once this member has applied the leader's read index. */
+  /**
+   * An empty query is a read barrier, which Ratis runs once this member has applied the leader's
+   * read index. Any other is a {@link Forward}: a batch of writes another member sends this one as
+   * leader (Ratis passes such queries on only while this member leads).
+   */
   @Override
   public CompletableFuture<Message> query(Message request) {
-    return CompletableFuture.completedFuture(Message.EMPTY);
+    ByteString content = request.getContent();
+    if (content.isEmpty()) {
+      return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+    Forward forward;
+    try {
+      forward = Forward.parseFrom(content.asReadOnlyByteBuffer());
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException("a query is neither empty nor a forwarded batch", e));
+    }
+    return forwarded.commit(forward)
+        .thenApply(reply -> Message.valueOf(UnsafeByteOperations.unsafeWrap(reply.toByteArray())));
   }
 
   @Override

@@ -49,20 +49,32 @@ final class WriteBatcher implements AutoCloseable {
 
   /** Queues {@code op} for the next batch; completes with its outcome once applied. */
   CompletableFuture<Outcome> submit(Op op) {
-    Pending pending = new Pending(op, new CompletableFuture<>());
+    return submitAll(List.of(op)).getFirst();
+  }
+
+  /**
+   * Queues {@code ops} together, in order, so that they go into the same batch unless it fills up;
+   * each completes with its own outcome once applied.
+   */
+  List<CompletableFuture<Outcome>> submitAll(List<Op> ops) {
+    List<CompletableFuture<Outcome>> outcomes = new ArrayList<>(ops.size());
     List<List<Pending>> ready;
     lock.lock();
     try {
       if (closed) {
         throw new StorageException(Reason.UNAVAILABLE, "the store is shut down");
       }
-      queue.add(pending);
+      for (Op op : ops) {
+        Pending pending = new Pending(op, new CompletableFuture<>());
+        queue.add(pending);
+        outcomes.add(pending.outcome());
+      }
       ready = drainLocked();
     } finally {
       lock.unlock();
     }
     ready.forEach(this::send);
-    return pending.outcome();
+    return outcomes;
   }
 
   /** Takes as many batches as there are free slots; the caller sends them outside the lock. */

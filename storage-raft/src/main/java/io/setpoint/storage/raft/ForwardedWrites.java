@@ -1,0 +1,77 @@
+package io.setpoint.storage.raft;
+
+import io.setpoint.storage.StorageException;
+import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.raft.v1.Batch;
+import io.setpoint.storage.raft.v1.BatchReply;
+import io.setpoint.storage.raft.v1.Forward;
+import io.setpoint.storage.raft.v1.Outcome;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+
+/**
+ * The leader's end of write forwarding. A member that does not lead sends its batch of writes to
+ * the leader (a {@link Forward}, carried by Raft's transport as a query of the leader's state
+ * machine) instead of appending a log entry of its own, and the leader's {@link WriteBatcher}
+ * takes the writes into its next batch along with its own. So a cluster makes one stream of log
+ * entries carrying the writes of every member, rather than a stream per member: fewer entries,
+ * fsyncs and replication rounds for the same writes.
+ *
+ * <p>The state machine exists before the member's batcher, so the batcher is {@linkplain #open
+ * attached} once it is built; a forward arriving before that fails.
+ */
+final class ForwardedWrites {
+  private final String self;
+  private final Executor executor;
+  private volatile WriteBatcher writes;
+  private volatile Function<Batch, CompletableFuture<BatchReply>> ownEntry;
+
+  /**
+   * @param self this member's node name
+   * @param executor where forwards are taken into the batcher: not on the Ratis thread that
+   *     delivers them, because sending a batch hands it to this member's Raft server, which blocks
+   *     until Ratis has taken it
+   */
+  ForwardedWrites(String self, Executor executor) {
+    this.self = self;
+    this.executor = executor;
+  }
+
+  /**
+   * From now on forwarded writes join {@code writes}' batches, except this member's own forwards,
+   * which go to {@code ownEntry} as a log entry of their own.
+   */
+  void open(WriteBatcher writes, Function<Batch, CompletableFuture<BatchReply>> ownEntry) {
+    this.ownEntry = ownEntry;
+    this.writes = writes;
+  }
+
+  /** Commits {@code forward}; completes with its outcomes, in the order of its operations. */
+  CompletableFuture<BatchReply> commit(Forward forward) {
+    WriteBatcher batcher = writes;
+    if (batcher == null) {
+      return CompletableFuture.failedFuture(
+          new StorageException(Reason.UNAVAILABLE, "this member is still starting"));
+    }
+    return CompletableFuture.supplyAsync(() -> {
+          if (forward.getFrom().equals(self)) {
+            // This member forwarded it before it knew it leads, and its batcher's only slot waits
+            // for this very reply: queued behind that slot, the writes would never be sent.
+            return ownEntry.apply(forward.getBatch());
+          }
+          return collect(batcher.submitAll(forward.getBatch().getOpsList()));
+        }, executor)
+        .thenCompose(reply -> reply);
+  }
+
+  private static CompletableFuture<BatchReply> collect(List<CompletableFuture<Outcome>> outcomes) {
+    return CompletableFuture.allOf(outcomes.toArray(CompletableFuture[]::new))
+        .thenApply(done -> {
+          BatchReply.Builder reply = BatchReply.newBuilder();
+          outcomes.forEach(outcome -> reply.addOutcomes(outcome.join()));
+          return reply.build();
+        });
+  }
+}

@@ -1,0 +1,120 @@
+package io.setpoint.storage.raft;
+
+import static io.setpoint.storage.conformance.Fixtures.id;
+import static io.setpoint.storage.conformance.Fixtures.resource;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.setpoint.storage.StorageException;
+import io.setpoint.storage.raft.v1.Batch;
+import io.setpoint.storage.raft.v1.BatchReply;
+import io.setpoint.storage.raft.v1.Forward;
+import io.setpoint.storage.raft.v1.Op;
+import io.setpoint.storage.raft.v1.Outcome;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The leader's side of forwarding, on a batcher whose batches the test answers: writes forwarded
+ * by different members share the leader's batches, and each member gets the outcomes of its own.
+ */
+class ForwardedWritesTest {
+  private final List<Batch> sent = new ArrayList<>();
+  private final List<CompletableFuture<BatchReply>> replies = new ArrayList<>();
+  private final List<Batch> ownEntries = new ArrayList<>();
+  private final WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1);
+  private final ForwardedWrites forwarded = new ForwardedWrites("leader", Runnable::run);
+
+  private CompletableFuture<BatchReply> send(Batch batch) {
+    sent.add(batch);
+    CompletableFuture<BatchReply> reply = new CompletableFuture<>();
+    replies.add(reply);
+    return reply;
+  }
+
+  private CompletableFuture<BatchReply> ownEntry(Batch batch) {
+    ownEntries.add(batch);
+    return CompletableFuture.completedFuture(BatchReply.newBuilder()
+        .addOutcomes(Outcome.newBuilder().setRevision(99).setWritten(true))
+        .build());
+  }
+
+  private static Forward forward(String from, String... names) {
+    Batch.Builder batch = Batch.newBuilder();
+    for (String name : names) {
+      batch.addOps(Op.newBuilder().setWrite(resource(id(name))));
+    }
+    return Forward.newBuilder().setFrom(from).setBatch(batch).build();
+  }
+
+  /** Answers batch {@code i} with one outcome per op, numbered from {@code firstRevision}. */
+  private void answer(int i, long firstRevision) {
+    BatchReply.Builder reply = BatchReply.newBuilder();
+    for (int k = 0; k < sent.get(i).getOpsCount(); k++) {
+      reply.addOutcomes(Outcome.newBuilder().setRevision(firstRevision + k).setWritten(true));
+    }
+    replies.get(i).complete(reply.build());
+  }
+
+  private static List<String> names(Batch batch) {
+    return batch.getOpsList().stream().map(op -> op.getWrite().getId().getName()).toList();
+  }
+
+  private static List<Long> revisions(CompletableFuture<BatchReply> reply) {
+    return reply.join().getOutcomesList().stream().map(Outcome::getRevision).toList();
+  }
+
+  @Test
+  void forwardsFromDifferentMembersShareTheLeadersNextBatchAndEachGetsItsOwnOutcomes() {
+    forwarded.open(batcher, this::ownEntry);
+    CompletableFuture<Outcome> leaderOwn = batcher.submit(Op.newBuilder().setWrite(resource(id("l1"))).build());
+    assertThat(sent).as("the leader's own write holds the only slot").hasSize(1);
+
+    CompletableFuture<BatchReply> fromN2 = forwarded.commit(forward("n2", "a1", "a2"));
+    CompletableFuture<BatchReply> fromN3 = forwarded.commit(forward("n3", "b1"));
+    assertThat(sent).as("both forwards wait for the slot").hasSize(1);
+
+    answer(0, 10);
+    assertThat(leaderOwn.join().getRevision()).isEqualTo(10);
+    assertThat(sent).hasSize(2);
+    assertThat(names(sent.get(1))).as("one batch, one log entry, for both members' writes")
+        .containsExactly("a1", "a2", "b1");
+    assertThat(fromN2).isNotDone();
+
+    answer(1, 11);
+    assertThat(revisions(fromN2)).containsExactly(11L, 12L);
+    assertThat(revisions(fromN3)).containsExactly(13L);
+    assertThat(ownEntries).isEmpty();
+  }
+
+  @Test
+  void thisMembersOwnForwardIsCommittedAloneRatherThanQueuedBehindTheSlotThatWaitsForIt() {
+    forwarded.open(batcher, this::ownEntry);
+    batcher.submit(Op.newBuilder().setWrite(resource(id("in-flight"))).build());
+
+    CompletableFuture<BatchReply> own = forwarded.commit(forward("leader", "x"));
+
+    assertThat(ownEntries).singleElement().satisfies(batch -> assertThat(names(batch)).containsExactly("x"));
+    assertThat(revisions(own)).containsExactly(99L);
+    assertThat(sent).as("nothing joined the batcher's queue").hasSize(1);
+  }
+
+  @Test
+  void aForwardBeforeTheBatcherIsAttachedFails() {
+    assertThatThrownBy(() -> forwarded.commit(forward("n2", "a")).join())
+        .cause()
+        .isInstanceOfSatisfying(StorageException.class,
+            e -> assertThat(e.reason()).isEqualTo(StorageException.Reason.UNAVAILABLE));
+  }
+
+  @Test
+  void aFailedBatchFailsTheForwardsInIt() {
+    forwarded.open(batcher, this::ownEntry);
+    CompletableFuture<BatchReply> fromN2 = forwarded.commit(forward("n2", "a"));
+    StorageException lost = new StorageException(StorageException.Reason.UNAVAILABLE, "leadership lost");
+    replies.getFirst().completeExceptionally(lost);
+    assertThatThrownBy(fromN2::join).hasCause(lost);
+  }
+}

@@ -100,7 +100,7 @@ public final class ResourceHandler {
     }
     boolean blind = input.getVersion().isEmpty();
     for (int attempt = 1; attempt <= (blind ? BLIND_WRITE_ATTEMPTS : 1); attempt++) {
-      Resource existing = readForWrite(id, Consistency.STRONG);
+      Resource existing = readForWrite(id);
       Resource next = existing == null ? create(input) : update(existing, input);
       if (next == existing) {
         if (Finalizers.isMarkedForDeletion(existing) && Finalizers.of(existing).isEmpty()) {

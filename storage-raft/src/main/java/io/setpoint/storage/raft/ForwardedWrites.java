@@ -23,10 +23,11 @@ import java.util.function.Function;
  * attached} once it is built; a forward arriving before that fails.
  */
 final class ForwardedWrites {
+  private record Member(WriteBatcher writes, Function<Batch, CompletableFuture<BatchReply>> ownEntry) {}
+
   private final String self;
   private final Executor executor;
-  private volatile WriteBatcher writes;
-  private volatile Function<Batch, CompletableFuture<BatchReply>> ownEntry;
+  private volatile Member member;
 
   /**
    * @param self this member's node name
@@ -44,14 +45,13 @@ final class ForwardedWrites {
    * which go to {@code ownEntry} as a log entry of their own.
    */
   void open(WriteBatcher writes, Function<Batch, CompletableFuture<BatchReply>> ownEntry) {
-    this.ownEntry = ownEntry;
-    this.writes = writes;
+    this.member = new Member(writes, ownEntry);
   }
 
   /** Commits {@code forward}; completes with its outcomes, in the order of its operations. */
   CompletableFuture<BatchReply> commit(Forward forward) {
-    WriteBatcher batcher = writes;
-    if (batcher == null) {
+    Member target = member;
+    if (target == null) {
       return CompletableFuture.failedFuture(
           new StorageException(Reason.UNAVAILABLE, "this member is still starting"));
     }
@@ -59,9 +59,9 @@ final class ForwardedWrites {
           if (forward.getFrom().equals(self)) {
             // This member forwarded it before it knew it leads, and its batcher's only slot waits
             // for this very reply: queued behind that slot, the writes would never be sent.
-            return ownEntry.apply(forward.getBatch());
+            return target.ownEntry().apply(forward.getBatch());
           }
-          return collect(batcher.submitAll(forward.getBatch().getOpsList()));
+          return collect(target.writes().submitAll(forward.getBatch().getOpsList()));
         }, executor)
         .thenCompose(reply -> reply);
   }

@@ -1,6 +1,5 @@
 package io.setpoint.storage.raft;
 
-import com.google.protobuf.MessageLite;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
@@ -46,7 +45,6 @@ import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
-import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -424,11 +422,11 @@ public final class RaftBackend implements Backend, Replication {
    * the leader.
    */
   private CompletableFuture<BatchReply> replicate(Batch batch) {
-    CompletableFuture<RaftClientReply> local = leaderSubmitter.writeIfLeading(message(batch));
-    if (local != null) {
-      return offRatis(local).thenApply(RaftBackend::batchReply);
+    CompletableFuture<BatchReply> own = ownEntryIfLeading(batch);
+    if (own != null) {
+      return own;
     }
-    Message forward = message(Forward.newBuilder().setFrom(config.nodeName()).setBatch(batch).build());
+    Message forward = StoreStateMachine.message(Forward.newBuilder().setFrom(config.nodeName()).setBatch(batch).build());
     return CompletableFuture.supplyAsync(() -> batchReply(forward(forward)), replies);
   }
 
@@ -442,25 +440,29 @@ public final class RaftBackend implements Backend, Replication {
     try {
       return forwarder.io().sendReadOnlyNonLinearizable(forward);
     } catch (IOException e) {
-      throw new StorageException(Reason.UNAVAILABLE, "write failed in Raft, and it may still be applied: " + e);
+      throw mayStillBeApplied(e);
     }
   }
 
-  /** {@code batch} as a log entry of this member's own, which it can only append while it leads. */
+  /** {@code batch} as this member's own log entry; {@code null} when it does not lead. */
+  private CompletableFuture<BatchReply> ownEntryIfLeading(Batch batch) {
+    CompletableFuture<RaftClientReply> local = leaderSubmitter.writeIfLeading(StoreStateMachine.message(batch));
+    return local == null ? null : offRatis(local).thenApply(RaftBackend::batchReply);
+  }
+
+  /** A forward of this member's own that reached it as leader: an entry of its own, or a failure. */
   private CompletableFuture<BatchReply> ownEntry(Batch batch) {
-    CompletableFuture<RaftClientReply> local = leaderSubmitter.writeIfLeading(message(batch));
-    if (local == null) {
-      return CompletableFuture.failedFuture(new StorageException(Reason.UNAVAILABLE, "this member no longer leads"));
-    }
-    return local.thenApply(RaftBackend::batchReply);
+    CompletableFuture<BatchReply> own = ownEntryIfLeading(batch);
+    return own != null
+        ? own
+        : CompletableFuture.failedFuture(new StorageException(Reason.UNAVAILABLE, "this member no longer leads"));
   }
 
   private static BatchReply batchReply(RaftClientReply reply) {
     // A leader's own entry is not retried when leadership moves, nor is a forwarded batch, and a
     // client's may have been committed before its retries ran out: the outcome is unknown.
     if (!reply.isSuccess()) {
-      throw new StorageException(
-          Reason.UNAVAILABLE, "write failed in Raft, and it may still be applied: " + reply.getException());
+      throw mayStillBeApplied(reply.getException());
     }
     try {
       return BatchReply.parseFrom(reply.getMessage().getContent().asReadOnlyByteBuffer());
@@ -469,8 +471,8 @@ public final class RaftBackend implements Backend, Replication {
     }
   }
 
-  private static Message message(MessageLite proto) {
-    return Message.valueOf(UnsafeByteOperations.unsafeWrap(proto.toByteArray()));
+  private static StorageException mayStillBeApplied(Exception cause) {
+    return new StorageException(Reason.UNAVAILABLE, "write failed in Raft, and it may still be applied: " + cause);
   }
 
   private CompletableFuture<Void> readIndex() {

@@ -1,5 +1,6 @@
 package io.setpoint.storage.raft;
 
+import com.google.protobuf.MessageLite;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
@@ -103,8 +104,7 @@ final class StoreStateMachine extends BaseStateMachine {
       reply = BatchReply.getDefaultInstance();
     }
     updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
-    return CompletableFuture.completedFuture(
-        Message.valueOf(UnsafeByteOperations.unsafeWrap(reply.toByteArray())));
+    return CompletableFuture.completedFuture(message(reply));
   }
 
   /**
@@ -124,8 +124,12 @@ final class StoreStateMachine extends BaseStateMachine {
     } catch (IOException e) {
       return CompletableFuture.failedFuture(new IllegalArgumentException("a query is neither empty nor a forwarded batch", e));
     }
-    return forwarded.commit(forward)
-        .thenApply(reply -> Message.valueOf(UnsafeByteOperations.unsafeWrap(reply.toByteArray())));
+    return forwarded.commit(forward).thenApply(StoreStateMachine::message);
+  }
+
+  /** {@code proto} as what Ratis carries: a log entry, a query, or a reply to either. */
+  static Message message(MessageLite proto) {
+    return Message.valueOf(UnsafeByteOperations.unsafeWrap(proto.toByteArray()));
   }
 
   @Override

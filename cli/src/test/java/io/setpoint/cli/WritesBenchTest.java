@@ -33,12 +33,14 @@ class WritesBenchTest {
         .contains("2 closed-loop clients (one write in flight each), 10 keys per client, 256 B data, warm-up 0.2 s, measured 1.0 s")
         .doesNotContain("setpoint / etcd");
     for (String op : new String[] {"put", "cas"}) {
-      Matcher row = Pattern.compile("1 +setpoint dev \\(memory\\) +" + op + " +([0-9,]+) +([0-9.]+) ms +([0-9.]+) ms +([0-9.]+) ms +([0-9]+)")
+      Matcher row = Pattern.compile("1 +setpoint dev \\(memory\\) +" + op + " +([0-9,]+) +([0-9.]+) ms +([0-9.]+) ms +([0-9.]+) ms +([0-9]+) +([0-9,]+) us")
           .matcher(run.out());
       assertThat(row.find()).as(run.out()).isTrue();
       assertThat(Long.parseLong(row.group(1).replace(",", ""))).isPositive();
       assertThat(Double.parseDouble(row.group(2))).isLessThanOrEqualTo(Double.parseDouble(row.group(3)));
       assertThat(row.group(5)).isEqualTo("0");
+      // The agent's CPU time over the measured window, per write: an agent that served writes used some.
+      assertThat(Long.parseLong(row.group(6).replace(",", ""))).isPositive();
     }
     // The agent's temporary directory is gone with it.
     assertThat(benchDirs()).isSubsetOf(before);

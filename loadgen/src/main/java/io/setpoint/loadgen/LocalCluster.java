@@ -7,8 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -80,6 +82,23 @@ public final class LocalCluster implements AutoCloseable {
   /** The process ids of the members. */
   public synchronized List<Long> pids() {
     return members.stream().map(ServerProcess::pid).toList();
+  }
+
+  /**
+   * The CPU time (user and system) the members have used so far, all together, in nanoseconds; or
+   * {@link Result#CPU_UNKNOWN} when the operating system does not tell or a member has exited.
+   */
+  public synchronized long cpuNanos() {
+    long total = 0;
+    for (ServerProcess member : members) {
+      Optional<Duration> cpu =
+          ProcessHandle.of(member.pid()).flatMap(handle -> handle.info().totalCpuDuration());
+      if (cpu.isEmpty()) {
+        return Result.CPU_UNKNOWN;
+      }
+      total += cpu.get().toNanos();
+    }
+    return total;
   }
 
   /** Whether every member is still running. */

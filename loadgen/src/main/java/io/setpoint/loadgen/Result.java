@@ -11,6 +11,8 @@ import java.util.Locale;
  * @param errors failed writes, conflicts included
  * @param conflicts CAS writes refused because the version had changed (part of {@code errors})
  * @param firstError the first failure seen in the window, empty if none
+ * @param serverCpuNanos CPU time (user and system) the servers used during the window, all members
+ *     together; {@link #CPU_UNKNOWN} when it was not measured
  */
 public record Result(
     String system,
@@ -26,7 +28,16 @@ public record Result(
     long p90,
     long p99,
     long p999,
-    long max) {
+    long max,
+    long serverCpuNanos) {
+
+  /** {@link #serverCpuNanos} when nobody measured it. */
+  public static final long CPU_UNKNOWN = -1;
+
+  /** Server CPU time per successful write in the window, in microseconds; NaN when unknown. */
+  public double serverCpuMicrosPerWrite() {
+    return serverCpuNanos < 0 || writes == 0 ? Double.NaN : serverCpuNanos / 1e3 / writes;
+  }
 
   /** Successful writes per second over the measured window. */
   public double writesPerSecond() {
@@ -37,9 +48,10 @@ public record Result(
   @Override
   public String toString() {
     return String.format(Locale.ROOT,
-        "%s %d node%s %s, %d clients: %,.0f writes/s (%d in %.1f s), p50 %s, p90 %s, p99 %s, p99.9 %s, max %s, errors %d (conflicts %d)%s",
+        "%s %d node%s %s, %d clients: %,.0f writes/s (%d in %.1f s), p50 %s, p90 %s, p99 %s, p99.9 %s, max %s, errors %d (conflicts %d)%s%s",
         system, nodes, nodes == 1 ? "" : "s", op.label(), clients, writesPerSecond(), writes, seconds,
         millis(p50), millis(p90), millis(p99), millis(p999), millis(max), errors, conflicts,
+        Double.isNaN(serverCpuMicrosPerWrite()) ? "" : String.format(Locale.ROOT, ", server CPU %.0f us/write", serverCpuMicrosPerWrite()),
         firstError.isEmpty() ? "" : ", first: " + firstError);
   }
 

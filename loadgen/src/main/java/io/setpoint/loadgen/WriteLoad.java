@@ -8,7 +8,9 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 
 /**
  * The closed-loop write generator. Each of {@code clients} platform threads owns
@@ -100,11 +102,22 @@ public final class WriteLoad {
 
   /** Runs {@code op} for the warm-up and the measured window; returns what the window saw. */
   public Result run(Op op) throws InterruptedException {
+    return run(op, () -> Result.CPU_UNKNOWN);
+  }
+
+  /**
+   * Like {@link #run(Op)}, and also reports the servers' CPU time over the measured window: {@code
+   * serverCpuNanos} (their total so far, or {@link Result#CPU_UNKNOWN}) is read when the window
+   * opens and when it closes.
+   */
+  public Result run(Op op, LongSupplier serverCpuNanos) throws InterruptedException {
     long now = System.nanoTime();
     long measureFrom = now + options.warmup().toNanos();
     long end = measureFrom + options.duration().toNanos();
     List<Stats> stats = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
+    long cpuAtStart;
+    long cpuAtEnd;
     try {
       for (Client client : clients) {
         Stats s = new Stats();
@@ -112,6 +125,10 @@ public final class WriteLoad {
         threads.add(Thread.ofPlatform().daemon().name("loadgen-" + op.label() + "-" + client.index)
             .start(() -> client.run(op, measureFrom, end, s)));
       }
+      sleepUntil(measureFrom);
+      cpuAtStart = serverCpuNanos.getAsLong();
+      sleepUntil(end);
+      cpuAtEnd = serverCpuNanos.getAsLong();
       for (Thread thread : threads) {
         thread.join();
       }
@@ -132,7 +149,15 @@ public final class WriteLoad {
     return new Result(target.system(), target.endpoints(), op, clients.size(),
         options.duration().toNanos() / 1e9, sorted.length, errors, conflicts, firstError,
         Latencies.percentile(sorted, 50), Latencies.percentile(sorted, 90), Latencies.percentile(sorted, 99),
-        Latencies.percentile(sorted, 99.9), Latencies.percentile(sorted, 100));
+        Latencies.percentile(sorted, 99.9), Latencies.percentile(sorted, 100),
+        cpuAtStart < 0 || cpuAtEnd < 0 ? Result.CPU_UNKNOWN : cpuAtEnd - cpuAtStart);
+  }
+
+  /** The measuring thread's own pauses; the clients never sleep. */
+  private static void sleepUntil(long nanoTime) throws InterruptedException {
+    for (long left = nanoTime - System.nanoTime(); left > 0; left = nanoTime - System.nanoTime()) {
+      TimeUnit.NANOSECONDS.sleep(left);
+    }
   }
 
   /** Interrupts (cancelling their calls) and waits for threads still running: after a failure or an interrupt. */

@@ -15,6 +15,10 @@ import java.util.function.UnaryOperator;
  *     .validate(Hooks.decodeAndValidate(Artist.class, (artist, v) ->
  *         v.requireNonEmpty("name", artist.data().getName())))
  * }</pre>
+ *
+ * <p>Hooks run in the thread that received the request; for a gRPC {@code Write} that is one of
+ * the server's I/O threads, which serve other requests too. Keep hooks quick and free of blocking
+ * calls (no I/O, no calls back into Setpoint): decide from the resource they are given.
  */
 public final class Hooks {
   private Hooks() {}

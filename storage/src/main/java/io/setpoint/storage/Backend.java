@@ -5,6 +5,7 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Where resources live. Every mutation is a compare-and-swap, applied in one global order: the
@@ -35,6 +36,21 @@ public interface Backend extends AutoCloseable {
    *     WRONG_UID} when a resource of that name exists with another uid
    */
   Resource writeCas(Resource resource);
+
+  /**
+   * {@link #writeCas} without blocking the caller: the returned future completes with the stored
+   * resource, or exceptionally with the {@link StorageException} that {@code writeCas} would throw.
+   * A backend whose writes wait (for consensus, for disk) completes it from its own threads, so
+   * the caller's thread is free meanwhile; the default runs {@code writeCas} in the caller's thread,
+   * which suits a backend whose writes never wait.
+   */
+  default CompletableFuture<Resource> writeCasAsync(Resource resource) {
+    try {
+      return CompletableFuture.completedFuture(writeCas(resource));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
 
   /**
    * Deletes a resource if its version is {@code version} (empty: any version). Deleting what is

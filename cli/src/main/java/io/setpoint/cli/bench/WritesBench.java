@@ -170,13 +170,16 @@ final class WritesBench implements Callable<Integer> {
     }
 
     out.println();
-    out.printf(Locale.ROOT, "%-5s  %-26s  %-3s  %10s  %10s  %10s  %10s  %6s%n",
-        "nodes", "system", "op", "writes/s", "p50", "p99", "max", "errors");
+    out.printf(Locale.ROOT, "%-5s  %-26s  %-3s  %10s  %10s  %10s  %10s  %6s  %14s%n",
+        "nodes", "system", "op", "writes/s", "p50", "p99", "max", "errors", "server CPU/w");
     for (Row row : rows) {
       Result r = row.result();
-      out.printf(Locale.ROOT, "%-5d  %-26s  %-3s  %,10.0f  %10s  %10s  %10s  %6d%n",
+      out.printf(Locale.ROOT, "%-5d  %-26s  %-3s  %,10.0f  %10s  %10s  %10s  %6d  %14s%n",
           r.nodes(), row.label(), r.op().label(), r.writesPerSecond(),
-          Result.millis(r.p50()), Result.millis(r.p99()), Result.millis(r.max()), r.errors());
+          Result.millis(r.p50()), Result.millis(r.p99()), Result.millis(r.max()), r.errors(),
+          Double.isNaN(r.serverCpuMicrosPerWrite())
+              ? "-"
+              : String.format(Locale.ROOT, "%,.0f us", r.serverCpuMicrosPerWrite()));
     }
     printRatios(out, rows, setpointLabel, etcdLabel);
     out.printf(Locale.ROOT, "load average at end: %s%n", loadAverage());
@@ -228,7 +231,7 @@ final class WritesBench implements Callable<Integer> {
       out.printf(Locale.ROOT, "  wrote the %d initial keys in %.1f s%n",
           options.clients() * options.keysPerClient(), (System.nanoTime() - t0) / 1e9);
       for (Op op : ops) {
-        Result result = load.run(op);
+        Result result = load.run(op, cluster::cpuNanos);
         rows.add(new Row(label, result));
         out.println("  " + result);
         out.flush();
@@ -256,14 +259,15 @@ final class WritesBench implements Callable<Integer> {
             && e.result().op() == s.result().op()) {
           if (!header) {
             out.println();
-            out.println("setpoint / etcd (writes/s: above 1 is Setpoint faster; latency: above 1 is Setpoint slower):");
+            out.println("setpoint / etcd (writes/s: above 1 is Setpoint faster; latency and CPU per write: above 1 is Setpoint slower or costlier):");
             header = true;
           }
           Result a = s.result();
           Result b = e.result();
-          out.printf(Locale.ROOT, "  %d node%s %-3s  writes/s %.2fx  p50 %.2fx  p99 %.2fx%n",
+          out.printf(Locale.ROOT, "  %d node%s %-3s  writes/s %.2fx  p50 %.2fx  p99 %.2fx  server CPU/write %.2fx%n",
               a.nodes(), a.nodes() == 1 ? " " : "s", a.op().label(),
-              ratio(a.writesPerSecond(), b.writesPerSecond()), ratio(a.p50(), b.p50()), ratio(a.p99(), b.p99()));
+              ratio(a.writesPerSecond(), b.writesPerSecond()), ratio(a.p50(), b.p50()), ratio(a.p99(), b.p99()),
+              ratio(a.serverCpuMicrosPerWrite(), b.serverCpuMicrosPerWrite()));
         }
       }
     }

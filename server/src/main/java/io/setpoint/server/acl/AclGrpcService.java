@@ -1,5 +1,6 @@
 package io.setpoint.server.acl;
 
+import com.linecorp.armeria.server.annotation.Blocking;
 import com.github.f4b6a3.ulid.UlidFactory;
 import com.google.protobuf.Any;
 import com.google.protobuf.Timestamp;
@@ -44,6 +45,7 @@ import org.slf4j.LoggerFactory;
  * that return them. Both write through the {@link ResourceHandler}, so a token is validated and
  * authorized like any other write of {@code acl.v1.Token}.
  */
+@Blocking
 final class AclGrpcService extends AclServiceGrpc.AclServiceImplBase {
   private static final Logger log = LoggerFactory.getLogger(AclGrpcService.class);
   /** The server's own identity: bootstrap has no caller to act for. */

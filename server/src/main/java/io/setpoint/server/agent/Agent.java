@@ -1,5 +1,6 @@
 package io.setpoint.server.agent;
 
+import com.linecorp.armeria.common.CommonPools;
 import com.linecorp.armeria.server.Server;
 import com.linecorp.armeria.server.ServerBuilder;
 import io.setpoint.api.tls.TlsFiles;
@@ -262,7 +263,7 @@ public final class Agent implements AutoCloseable {
       Replication replication = store instanceof Replication r ? r : null;
       ResourceHandler handler = new ResourceHandler(registry, store, clock, limits);
       WatchStreamer streamer = new WatchStreamer();
-      ResourceGrpcService resources = new ResourceGrpcService(handler, streamer);
+      ResourceGrpcService resources = new ResourceGrpcService(handler, streamer, CommonPools.blockingTaskExecutor());
       AccessControl access = acls
           ? AccessControl.enabled(store, handler, clock)
           : AccessControl.disabled(store, handler, clock);
@@ -278,7 +279,9 @@ public final class Agent implements AutoCloseable {
               .intercept(access.grpcCallers())
               // Binary protobuf only: JSON is the HTTP gateway's job, with the canonical mapping.
               .supportedSerializationFormats(GrpcSerializationFormats.PROTO)
-              .useBlockingTaskExecutor(true)
+              // Methods that wait on the store are @Blocking; the rest (a write while it
+              // replicates, type lookups, reflection) never hold a thread.
+              .useBlockingTaskExecutor(false)
               .maxRequestMessageLength(maxRequestBytes)
               .build();
       PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);

@@ -1,5 +1,6 @@
 package io.setpoint.server.operator;
 
+import com.linecorp.armeria.server.annotation.Blocking;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.setpoint.api.operator.v1.ListPeersRequest;
@@ -22,6 +23,7 @@ import java.util.function.Supplier;
  * The operator API over the store's {@link Replication}: its Raft members, and moving leadership.
  * Without replication (the in-memory store) both calls fail with {@code FAILED_PRECONDITION}.
  */
+@Blocking
 public final class OperatorGrpcService extends OperatorServiceGrpc.OperatorServiceImplBase {
   private static final Duration TRANSFER_TIMEOUT = Duration.ofSeconds(10);
 

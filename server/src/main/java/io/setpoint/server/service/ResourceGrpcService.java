@@ -1,5 +1,6 @@
 package io.setpoint.server.service;
 
+import com.linecorp.armeria.server.annotation.Blocking;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.setpoint.api.v1.DeleteRequest;
@@ -20,18 +21,34 @@ import io.setpoint.api.v1.WriteResponse;
 import io.setpoint.api.v1.WriteStatusRequest;
 import io.setpoint.api.v1.WriteStatusResponse;
 import io.setpoint.resource.Authorizer;
+import java.util.concurrent.Executor;
 import java.util.function.BiFunction;
 
-/** The gRPC face of {@link ResourceHandler}. */
+/**
+ * The gRPC face of {@link ResourceHandler}.
+ *
+ * <p>Served on Armeria's I/O threads, every method but {@code write} is {@link Blocking}: it may
+ * wait on the store, so it runs on the server's blocking executor. {@code write} does not wait: it
+ * admits the request where it arrives and answers when the store has committed it ({@link
+ * ResourceHandler#writeAsync}), so a write costs no blocking thread and no hand-off to one while
+ * it is replicated.
+ */
 public final class ResourceGrpcService extends ResourceServiceGrpc.ResourceServiceImplBase {
   private final ResourceHandler handler;
   private final WatchStreamer streamer;
+  private final Executor blocking;
 
-  public ResourceGrpcService(ResourceHandler handler, WatchStreamer streamer) {
+  /**
+   * @param blocking where a write's work that waits on the store runs (a linearizable read after a
+   *     lost race, an owner check)
+   */
+  public ResourceGrpcService(ResourceHandler handler, WatchStreamer streamer, Executor blocking) {
     this.handler = handler;
     this.streamer = streamer;
+    this.blocking = blocking;
   }
 
+  @Blocking
   @Override
   public void read(ReadRequest request, StreamObserver<ReadResponse> out) {
     unary(handler::read, request, out);
@@ -39,35 +56,41 @@ public final class ResourceGrpcService extends ResourceServiceGrpc.ResourceServi
 
   @Override
   public void write(WriteRequest request, StreamObserver<WriteResponse> out) {
-    unary(handler::write, request, out);
+    UnaryCalls.answerLater(() -> handler.writeAsync(CallerAuthorizer.current(), request, blocking), out);
   }
 
+  @Blocking
   @Override
   public void writeStatus(WriteStatusRequest request, StreamObserver<WriteStatusResponse> out) {
     unary(handler::writeStatus, request, out);
   }
 
+  @Blocking
   @Override
   public void list(ListRequest request, StreamObserver<ListResponse> out) {
     unary(handler::list, request, out);
   }
 
+  @Blocking
   @Override
   public void listByOwner(ListByOwnerRequest request, StreamObserver<ListByOwnerResponse> out) {
     unary(handler::listByOwner, request, out);
   }
 
+  @Blocking
   @Override
   public void delete(DeleteRequest request, StreamObserver<DeleteResponse> out) {
     unary(handler::delete, request, out);
   }
 
+  @Blocking
   @Override
   public void mutateAndValidate(
       MutateAndValidateRequest request, StreamObserver<MutateAndValidateResponse> out) {
     unary(handler::mutateAndValidate, request, out);
   }
 
+  @Blocking
   @Override
   public void watchList(WatchListRequest request, StreamObserver<WatchEvent> out) {
     FilteredWatch watch;

@@ -47,6 +47,9 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 
 /**
  * The resource service's behaviour, independent of transport: the gRPC service and the HTTP
@@ -93,23 +96,78 @@ public final class ResourceHandler {
 
   public WriteResponse write(Authorizer authz, WriteRequest req) {
     Resource input = admit(authz, req.hasResource(), req.getResource());
-    ID id = input.getId();
     Resource optimistic = writeFromLocalState(input);
-    if (optimistic != null) {
-      return WriteResponse.newBuilder().setResource(optimistic).build();
+    return response(optimistic != null ? optimistic : writeFromLinearizableRead(input));
+  }
+
+  /**
+   * {@link #write} without holding the calling thread while the store commits. The common case, an
+   * update or an unowned create decided by this member's applied state, hands its compare-and-swap
+   * to {@link Backend#writeCasAsync} and completes from the store's thread. Whatever else has to
+   * wait on the store (an owner's existence, a linearizable read after a lost race, the delete
+   * that follows the last finalizer) runs on {@code blocking}. Admission runs in the calling
+   * thread, so its hooks see the same thread as they do for {@link #write}.
+   */
+  public CompletableFuture<WriteResponse> writeAsync(Authorizer authz, WriteRequest req, Executor blocking) {
+    Resource input;
+    Resource existing;
+    Resource next;
+    try {
+      input = admit(authz, req.hasResource(), req.getResource());
+      existing = readForWrite(input.getId(), Consistency.EVENTUAL);
+      if (existing == null && input.hasOwner()) {
+        // A create under an owner checks the owner with a linearizable read first.
+        return CompletableFuture.supplyAsync(() -> write(input), blocking);
+      }
+      next = nextFromLocalState(existing, input);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
     }
+    if (next == null) {
+      return CompletableFuture.supplyAsync(() -> response(writeFromLinearizableRead(input)), blocking);
+    }
+    return backend.writeCasAsync(next)
+        .handle((stored, failure) -> {
+          if (failure == null) {
+            return hasFollowUp(existing, stored)
+                ? CompletableFuture.supplyAsync(() -> response(afterStore(existing, stored)), blocking)
+                : CompletableFuture.completedFuture(response(stored));
+          }
+          Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+              ? failure.getCause()
+              : failure;
+          if (cause instanceof StorageException e && lostRace(e)) {
+            return CompletableFuture.supplyAsync(() -> response(writeFromLinearizableRead(input)), blocking);
+          }
+          return CompletableFuture.<WriteResponse>failedFuture(cause);
+        })
+        .thenCompose(response -> response);
+  }
+
+  private WriteResponse write(Resource admitted) {
+    Resource optimistic = writeFromLocalState(admitted);
+    return response(optimistic != null ? optimistic : writeFromLinearizableRead(admitted));
+  }
+
+  private static WriteResponse response(Resource stored) {
+    return WriteResponse.newBuilder().setResource(stored).build();
+  }
+
+  /** The write decided from a linearizable read of the resource it replaces. */
+  private Resource writeFromLinearizableRead(Resource input) {
+    ID id = input.getId();
     boolean blind = input.getVersion().isEmpty();
     for (int attempt = 1; attempt <= (blind ? BLIND_WRITE_ATTEMPTS : 1); attempt++) {
       Resource existing = readForWrite(id);
       Resource next = existing == null ? create(input) : update(existing, input);
       if (next == existing) {
-        if (Finalizers.isMarkedForDeletion(existing) && Finalizers.of(existing).isEmpty()) {
+        if (finalized(existing)) {
           remove(existing, existing.getVersion()); // a write that raced the last finalizer's removal
         }
-        return WriteResponse.newBuilder().setResource(existing).build();
+        return existing;
       }
       try {
-        return WriteResponse.newBuilder().setResource(afterStore(existing, backend.writeCas(next))).build();
+        return afterStore(existing, backend.writeCas(next));
       } catch (StorageException e) {
         if (!blind || !lostRace(e)) {
           throw e;
@@ -129,13 +187,8 @@ public final class ResourceHandler {
    */
   private Resource writeFromLocalState(Resource input) {
     Resource existing = readForWrite(input.getId(), Consistency.EVENTUAL);
-    Resource next;
-    try {
-      next = existing == null ? create(input) : update(existing, input);
-    } catch (StatusRuntimeException | ValidationException e) {
-      return null;
-    }
-    if (next == existing) {
+    Resource next = nextFromLocalState(existing, input);
+    if (next == null) {
       return null;
     }
     Resource stored;
@@ -150,12 +203,35 @@ public final class ResourceHandler {
     return afterStore(existing, stored);
   }
 
+  /**
+   * What to store over {@code existing} (this member's applied state), or {@code null} when that
+   * state alone would decide the answer: a conflict, a no-op, an error about the stored resource.
+   */
+  private Resource nextFromLocalState(Resource existing, Resource input) {
+    Resource next;
+    try {
+      next = existing == null ? create(input) : update(existing, input);
+    } catch (StatusRuntimeException | ValidationException e) {
+      return null;
+    }
+    return next == existing ? null : next;
+  }
+
+  /** Whether {@link #afterStore} has work to do, which reads or writes the store again. */
+  private static boolean hasFollowUp(Resource existing, Resource stored) {
+    return (existing == null && stored.hasOwner()) || finalized(stored);
+  }
+
+  private static boolean finalized(Resource resource) {
+    return Finalizers.isMarkedForDeletion(resource) && Finalizers.of(resource).isEmpty();
+  }
+
   /** What a successful store implies: an orphan check for new children, the last finalizer's delete. */
   private Resource afterStore(Resource existing, Resource stored) {
     if (existing == null && stored.hasOwner()) {
       undoIfOrphaned(stored);
     }
-    if (Finalizers.isMarkedForDeletion(stored) && Finalizers.of(stored).isEmpty()) {
+    if (finalized(stored)) {
       remove(stored, stored.getVersion());
     }
     return stored;

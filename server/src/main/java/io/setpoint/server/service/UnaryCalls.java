@@ -1,6 +1,8 @@
 package io.setpoint.server.service;
 
 import io.grpc.stub.StreamObserver;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 /** Answers a unary gRPC call: the result of some work, or its failure mapped by {@link Errors}. */
@@ -18,5 +20,28 @@ public final class UnaryCalls {
     }
     out.onNext(response);
     out.onCompleted();
+  }
+
+  /**
+   * Starts {@code work} and answers {@code out} once its future completes, from whichever thread
+   * completes it: the calling thread is not held meanwhile.
+   */
+  public static <R> void answerLater(Supplier<CompletableFuture<R>> work, StreamObserver<R> out) {
+    CompletableFuture<R> pending;
+    try {
+      pending = work.get();
+    } catch (RuntimeException e) {
+      out.onError(Errors.toStatus(e));
+      return;
+    }
+    pending.whenComplete((response, failure) -> {
+      if (failure == null) {
+        out.onNext(response);
+        out.onCompleted();
+        return;
+      }
+      Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+      out.onError(Errors.toStatus(cause));
+    });
   }
 }

@@ -22,69 +22,99 @@ import io.setpoint.storage.memory.MemoryBackend;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
-import org.junit.jupiter.api.Test;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Writes start from the member's local (eventual) state and fall back to a linearizable read. A
  * member whose local state lags, as a Raft follower's may, must still give every write the answer
- * the current state calls for: no false conflict, no false no-op, no lost update.
+ * the current state calls for: no false conflict, no false no-op, no lost update. Each case runs
+ * through both entry points: {@code write}, which the HTTP gateway calls, and {@code writeAsync},
+ * which the gRPC service calls and which takes its fallbacks on another executor.
  */
 class StaleLocalStateTest {
+  /** How a test calls the handler. */
+  enum Entry {
+    WRITE,
+    WRITE_ASYNC
+  }
+
+  private final ExecutorService blocking = Executors.newVirtualThreadPerTaskExecutor();
   private final MemoryBackend store = new MemoryBackend();
   private final LaggingMember member = new LaggingMember(store);
   private final ResourceHandler handler =
       new ResourceHandler(registry(), member, Clock.systemUTC(), ServiceLimits.DEFAULT);
   private final ID nina = Ids.of(DemoTypes.ARTIST, "nina");
 
-  @Test
-  void aCasWithTheCurrentVersionSucceedsWhileTheLocalStateStillHasTheOldOne() {
-    write(artist("Nina", ""));
+  @ParameterizedTest
+  @EnumSource(Entry.class)
+  void aCasWithTheCurrentVersionSucceedsWhileTheLocalStateStillHasTheOldOne(Entry entry) {
+    write(entry, artist("Nina", ""));
     member.freeze();
-    Resource current = write(artist("Nina Simone", ""));
+    Resource current = write(entry, artist("Nina Simone", ""));
 
-    Resource stored = write(artist("Eunice Waymon", current.getVersion()));
+    Resource stored = write(entry, artist("Eunice Waymon", current.getVersion()));
 
     assertThat(data(stored)).isEqualTo("Eunice Waymon");
     assertThat(storedName()).isEqualTo("Eunice Waymon");
   }
 
-  @Test
-  void writingBackWhatTheLaggingStateHoldsIsStoredNotTakenForANoOp() {
-    write(artist("Nina", ""));
+  @ParameterizedTest
+  @EnumSource(Entry.class)
+  void writingBackWhatTheLaggingStateHoldsIsStoredNotTakenForANoOp(Entry entry) {
+    write(entry, artist("Nina", ""));
     member.freeze();
-    write(artist("Nina Simone", ""));
+    write(entry, artist("Nina Simone", ""));
 
-    Resource stored = write(artist("Nina", ""));
+    Resource stored = write(entry, artist("Nina", ""));
 
     assertThat(data(stored)).isEqualTo("Nina");
     assertThat(storedName()).isEqualTo("Nina");
   }
 
-  @Test
-  void aCreateOverAResourceTheLaggingStateDoesNotHaveYetUpdatesIt() {
+  @ParameterizedTest
+  @EnumSource(Entry.class)
+  void aCreateOverAResourceTheLaggingStateDoesNotHaveYetUpdatesIt(Entry entry) {
     member.freeze();
-    write(artist("Nina", ""));
+    write(entry, artist("Nina", ""));
 
-    Resource stored = write(artist("Nina Simone", ""));
+    Resource stored = write(entry, artist("Nina Simone", ""));
 
     assertThat(data(stored)).isEqualTo("Nina Simone");
     assertThat(stored.getGeneration()).isNotEmpty();
   }
 
-  @Test
-  void aStaleVersionIsStillAConflict() {
-    Resource first = write(artist("Nina", ""));
-    write(artist("Nina Simone", ""));
+  @ParameterizedTest
+  @EnumSource(Entry.class)
+  void aStaleVersionIsStillAConflict(Entry entry) {
+    Resource first = write(entry, artist("Nina", ""));
+    write(entry, artist("Nina Simone", ""));
     member.freeze();
 
-    assertThatThrownBy(() -> write(artist("Eunice", first.getVersion())))
+    assertThatThrownBy(() -> write(entry, artist("Eunice", first.getVersion())))
         .hasMessageContaining("does not match the stored version");
     assertThat(storedName()).isEqualTo("Nina Simone");
   }
 
-  private Resource write(Resource resource) {
-    return handler.write(Authorizer.allowAll(), WriteRequest.newBuilder().setResource(resource).build())
-        .getResource();
+  @AfterEach
+  void stopExecutor() {
+    blocking.close();
+  }
+
+  private Resource write(Entry entry, Resource resource) {
+    WriteRequest request = WriteRequest.newBuilder().setResource(resource).build();
+    if (entry == Entry.WRITE) {
+      return handler.write(Authorizer.allowAll(), request).getResource();
+    }
+    try {
+      return handler.writeAsync(Authorizer.allowAll(), request, blocking).join().getResource();
+    } catch (CompletionException e) {
+      throw (RuntimeException) e.getCause();
+    }
   }
 
   /** The name in the store now, read linearizably under the id the service gave the resource. */

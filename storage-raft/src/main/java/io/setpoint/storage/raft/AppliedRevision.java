@@ -37,23 +37,27 @@ final class AppliedRevision {
     }
   }
 
+  /** Completes once {@code revision} is applied: at once if it is, else from the applier. */
+  CompletableFuture<Void> reached(long revision) {
+    if (applied >= revision) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<Void> reached = waiting.computeIfAbsent(revision, r -> new CompletableFuture<>());
+    if (applied >= revision) {
+      reached.complete(null);
+      waiting.remove(revision, reached);
+    }
+    return reached;
+  }
+
   /**
    * Waits until {@code revision} is applied.
    *
    * @return false when it was not within {@code timeout}
    */
   boolean await(long revision, Duration timeout) throws InterruptedException {
-    if (applied >= revision) {
-      return true;
-    }
-    CompletableFuture<Void> reached = waiting.computeIfAbsent(revision, r -> new CompletableFuture<>());
-    if (applied >= revision) {
-      reached.complete(null);
-      waiting.remove(revision, reached);
-      return true;
-    }
     try {
-      reached.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      reached(revision).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
       return true;
     } catch (TimeoutException e) {
       return false;

@@ -205,7 +205,16 @@ public final class RaftBackend implements Backend, Replication {
 
   @Override
   public Resource writeCas(Resource resource) {
-    Outcome outcome = submit(Op.newBuilder().setWrite(resource).build());
+    return written(resource, submit(Op.newBuilder().setWrite(resource).build()));
+  }
+
+  /** Completes on a thread of this backend's, never on one of Ratis's. */
+  @Override
+  public CompletableFuture<Resource> writeCasAsync(Resource resource) {
+    return submitAsync(Op.newBuilder().setWrite(resource).build()).thenApply(outcome -> written(resource, outcome));
+  }
+
+  private static Resource written(Resource resource, Outcome outcome) {
     return switch (outcome.getResultCase()) {
       case WRITTEN -> resource.toBuilder().setVersion(Long.toString(outcome.getRevision())).build();
       case FAILURE -> throw refused(outcome);
@@ -373,21 +382,50 @@ public final class RaftBackend implements Backend, Replication {
   }
 
   private Outcome submit(Op op) {
-    checkOpen();
-    long deadline = System.nanoTime() + timeout.toNanos();
-    Outcome outcome = await(writes.submit(op), deadline, "write");
-    // Read-your-writes on this member: the leader answered; wait until this member applied it too.
     try {
-      if (!store.applied().await(outcome.getRevision(), remaining(deadline))) {
-        log.warn(
-            "write applied at revision {} but this member is still at {}",
-            outcome.getRevision(),
-            store.applied().get());
-      }
+      return submitAsync(op).get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      throw new StorageException(Reason.UNAVAILABLE, "write interrupted");
+    } catch (ExecutionException e) {
+      throw failure("write", e.getCause());
     }
-    return outcome;
+  }
+
+  /**
+   * Commits {@code op} through the batcher and completes with its outcome once this member has
+   * applied it too, so a caller reads its own writes on the member it wrote through; or, within
+   * the request timeout, with a {@link StorageException}.
+   */
+  private CompletableFuture<Outcome> submitAsync(Op op) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    CompletableFuture<Outcome> committed;
+    try {
+      checkOpen();
+      committed = writes.submit(op);
+    } catch (StorageException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return committed
+        .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+        .exceptionallyCompose(e -> CompletableFuture.failedFuture(failure("write", e)))
+        .thenCompose(outcome -> appliedHere(outcome, deadline));
+  }
+
+  private CompletableFuture<Outcome> appliedHere(Outcome outcome, long deadline) {
+    CompletableFuture<Void> reached = store.applied().reached(outcome.getRevision());
+    if (reached.isDone()) {
+      return CompletableFuture.completedFuture(outcome);
+    }
+    // A copy, so the timeout completes only this writer's wait; answered off the applier thread.
+    return reached.copy()
+        .completeOnTimeout(null, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+        .thenApplyAsync(done -> {
+          if (store.applied().get() < outcome.getRevision()) {
+            log.warn("write applied at revision {} but this member is still at {}", outcome.getRevision(), store.applied().get());
+          }
+          return outcome;
+        }, replies);
   }
 
   /**
@@ -497,28 +535,27 @@ public final class RaftBackend implements Backend, Replication {
     try {
       return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      throw new StorageException(
-          Reason.UNAVAILABLE, what + " timed out (no leader, or no quorum?); it may still take effect");
+      throw failure(what, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new StorageException(Reason.UNAVAILABLE, what + " interrupted");
     } catch (ExecutionException e) {
-      throw unavailable(what, e.getCause());
+      throw failure(what, e.getCause());
     }
   }
 
-  private static StorageException unavailable(String what, Throwable cause) {
+  private static StorageException failure(String what, Throwable cause) {
     while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
       cause = cause.getCause();
     }
     if (cause instanceof StorageException e) {
       return e;
     }
+    if (cause instanceof TimeoutException) {
+      return new StorageException(
+          Reason.UNAVAILABLE, what + " timed out (no leader, or no quorum?); it may still take effect");
+    }
     return new StorageException(Reason.UNAVAILABLE, what + " failed: " + cause);
-  }
-
-  private static Duration remaining(long deadline) {
-    return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
   }
 
   private static RuntimeException refused(Outcome outcome) {

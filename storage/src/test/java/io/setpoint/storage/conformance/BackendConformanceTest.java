@@ -48,10 +48,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -365,6 +367,27 @@ public abstract class BackendConformanceTest {
         changed(stored, "impostor").toBuilder().setId(withUid(id("a"), newUid())).build();
     assertFails(Reason.WRONG_UID, () -> backend.writeCas(impostor));
     assertThat(backend.read(Consistency.STRONG, id("a"))).isEqualTo(stored);
+  }
+
+  @Test
+  void casWriteAsync_storesLikeWriteCasAndReportsFailuresThroughTheFuture() throws Exception {
+    Resource given = resource(id("a"));
+    Resource v1 = backend.writeCasAsync(given).get(10, TimeUnit.SECONDS);
+    assertThat(v1).isEqualTo(stored(given, v1.getVersion()));
+    assertThat(backend.read(Consistency.STRONG, id("a"))).isEqualTo(v1);
+    Resource v2 = backend.writeCasAsync(changed(v1, "two")).get(10, TimeUnit.SECONDS);
+    assertThat(revision(v2)).isGreaterThan(revision(v1));
+
+    // A failure is not thrown by the call: it completes the future.
+    CompletableFuture<Resource> stale = backend.writeCasAsync(changed(v1, "stale"));
+    assertFails(Reason.CAS_FAILURE, () -> {
+      try {
+        return stale.get(10, TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        throw (Exception) e.getCause();
+      }
+    });
+    assertThat(backend.read(Consistency.STRONG, id("a"))).isEqualTo(v2);
   }
 
   @Test

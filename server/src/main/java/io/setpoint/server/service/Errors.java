@@ -10,6 +10,7 @@ import io.setpoint.resource.FieldViolation;
 import io.setpoint.resource.PermissionDeniedException;
 import io.setpoint.resource.ValidationException;
 import io.setpoint.storage.StorageException;
+import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +27,11 @@ public final class Errors {
   public static final String TOO_LARGE = "TOO_LARGE";
 
   private Errors() {}
+
+  /** {@code failure} without the {@link CompletionException} a future wraps it in. */
+  public static Throwable unwrapped(Throwable failure) {
+    return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+  }
 
   /** The status that answers {@code failure}. */
   public static StatusRuntimeException toStatus(Throwable failure) {

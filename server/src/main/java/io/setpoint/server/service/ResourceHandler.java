@@ -48,7 +48,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 /**
@@ -133,9 +132,7 @@ public final class ResourceHandler {
                 ? CompletableFuture.supplyAsync(() -> response(afterStore(existing, stored)), blocking)
                 : CompletableFuture.completedFuture(response(stored));
           }
-          Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-              ? failure.getCause()
-              : failure;
+          Throwable cause = Errors.unwrapped(failure);
           if (cause instanceof StorageException e && lostRace(e)) {
             return CompletableFuture.supplyAsync(() -> response(writeFromLinearizableRead(input)), blocking);
           }

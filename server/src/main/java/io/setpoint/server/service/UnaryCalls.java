@@ -2,7 +2,6 @@ package io.setpoint.server.service;
 
 import io.grpc.stub.StreamObserver;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 /** Answers a unary gRPC call: the result of some work, or its failure mapped by {@link Errors}. */
@@ -11,15 +10,7 @@ public final class UnaryCalls {
 
   /** Runs {@code work} and answers {@code out} with its result or its failure's status. */
   public static <R> void answer(Supplier<R> work, StreamObserver<R> out) {
-    R response;
-    try {
-      response = work.get();
-    } catch (RuntimeException e) {
-      out.onError(Errors.toStatus(e));
-      return;
-    }
-    out.onNext(response);
-    out.onCompleted();
+    answerLater(() -> CompletableFuture.completedFuture(work.get()), out);
   }
 
   /**
@@ -35,13 +26,17 @@ public final class UnaryCalls {
       return;
     }
     pending.whenComplete((response, failure) -> {
-      if (failure == null) {
-        out.onNext(response);
-        out.onCompleted();
+      if (failure != null) {
+        out.onError(Errors.toStatus(Errors.unwrapped(failure)));
         return;
       }
-      Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-      out.onError(Errors.toStatus(cause));
+      try {
+        out.onNext(response);
+        out.onCompleted();
+      } catch (RuntimeException e) {
+        // Nothing above this callback would see the exception: end the call with it instead.
+        out.onError(Errors.toStatus(e));
+      }
     });
   }
 }

@@ -61,14 +61,18 @@ public final class Hooks {
     if (!resource.hasData()) {
       throw ValidationException.of("data", "required", "must be set");
     }
+    T prototype = DefaultInstances.of(type);
+    String typeUrl = resource.getData().getTypeUrl();
+    int slash = typeUrl.lastIndexOf('/');
+    // What Any.is(type) checks, without its reflective lookup of the default instance.
+    if (slash < 0 || !typeUrl.substring(slash + 1).equals(prototype.getDescriptorForType().getFullName())) {
+      throw ValidationException.of(
+          "data",
+          "data-type",
+          "holds " + typeUrl + " but the type needs " + type.getName());
+    }
     try {
-      if (!resource.getData().is(type)) {
-        throw ValidationException.of(
-            "data",
-            "data-type",
-            "holds " + resource.getData().getTypeUrl() + " but the type needs " + type.getName());
-      }
-      return new Decoded<>(resource, resource.getData().unpack(type));
+      return new Decoded<>(resource, type.cast(prototype.getParserForType().parseFrom(resource.getData().getValue())));
     } catch (InvalidProtocolBufferException e) {
       throw ValidationException.of("data", "decodable", "cannot be decoded: " + e.getMessage());
     }

@@ -1,7 +1,6 @@
 package io.setpoint.resource;
 
 import com.google.protobuf.Descriptors.Descriptor;
-import com.google.protobuf.Internal;
 import com.google.protobuf.Message;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.AnnotationsProto;
@@ -43,6 +42,11 @@ public record Registration<T extends Message>(
   /** Starts a registration of {@code type} whose data is {@code dataClass}. */
   public static <T extends Message> Builder<T> of(Type type, Class<T> dataClass) {
     return new Builder<>(type, dataClass);
+  }
+
+  /** The default instance of the data message: its parser, its descriptor. */
+  public T defaultInstance() {
+    return DefaultInstances.of(dataClass);
   }
 
   /** The type's full protobuf message name, e.g. {@code setpoint.demo.v2.Artist}. */
@@ -106,7 +110,7 @@ public record Registration<T extends Message>(
       if (problem != null) {
         throw new IllegalArgumentException("cannot register " + Types.format(type) + ": " + problem);
       }
-      Descriptor descriptor = Internal.getDefaultInstance(dataClass).getDescriptorForType();
+      Descriptor descriptor = DefaultInstances.of(dataClass).getDescriptorForType();
       Scope declared =
           descriptor.getOptions().hasExtension(AnnotationsProto.spec)
               ? descriptor.getOptions().getExtension(AnnotationsProto.spec).getScope()

@@ -198,9 +198,7 @@ final class RequestValidator {
               + reg.dataMessageName());
     }
     try {
-      Message message = com.google.protobuf.Internal.getDefaultInstance(reg.dataClass())
-          .getParserForType()
-          .parseFrom(data.getValue());
+      Message message = reg.defaultInstance().getParserForType().parseFrom(data.getValue());
       return Any.newBuilder().setTypeUrl(typeUrl).setValue(Canonical.bytes(message)).build();
     } catch (InvalidProtocolBufferException e) {
       throw ValidationException.of(path, "decodable", "cannot be decoded as " + reg.dataMessageName() + ": " + e.getMessage());

@@ -43,9 +43,7 @@ class HooksTest {
         .setValue(TENANCY.toByteString())
         .build());
 
-    assertThatThrownBy(() -> Hooks.decode(bare, Tenancy.class))
-        .isInstanceOfSatisfying(ValidationException.class,
-            e -> assertThat(e.violations().getFirst().rule()).isEqualTo("data-type"));
+    assertBreaks(bare, "data-type");
   }
 
   @Test
@@ -54,16 +52,22 @@ class HooksTest {
         .setValue(ByteString.copyFrom(new byte[] {(byte) 0x0a, (byte) 0xff}))
         .build());
 
-    assertThatThrownBy(() -> Hooks.decode(garbled, Tenancy.class))
-        .isInstanceOfSatisfying(ValidationException.class,
-            e -> assertThat(e.violations().getFirst().rule()).isEqualTo("decodable"));
+    assertBreaks(garbled, "decodable");
   }
 
   @Test
   void missingDataIsRequired() {
-    assertThatThrownBy(() -> Hooks.decode(Resource.getDefaultInstance(), Tenancy.class))
-        .isInstanceOfSatisfying(ValidationException.class,
-            e -> assertThat(e.violations().getFirst().rule()).isEqualTo("required"));
+    assertBreaks(Resource.getDefaultInstance(), "required");
+  }
+
+  private static void assertBreaks(Resource resource, String rule) {
+    assertThatThrownBy(() -> Hooks.decode(resource, Tenancy.class))
+        .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.violations())
+            .singleElement()
+            .satisfies(v -> {
+              assertThat(v.field()).isEqualTo("data");
+              assertThat(v.rule()).isEqualTo(rule);
+            }));
   }
 
   private static Resource withData(Any data) {

@@ -95,8 +95,7 @@ public final class ResourceHandler {
 
   public WriteResponse write(Authorizer authz, WriteRequest req) {
     Resource input = admit(authz, req.hasResource(), req.getResource());
-    Resource optimistic = writeFromLocalState(input);
-    return response(optimistic != null ? optimistic : writeFromLinearizableRead(input));
+    return write(input, readForWrite(input.getId(), Consistency.EVENTUAL));
   }
 
   /**
@@ -116,7 +115,7 @@ public final class ResourceHandler {
       existing = readForWrite(input.getId(), Consistency.EVENTUAL);
       if (existing == null && input.hasOwner()) {
         // A create under an owner checks the owner with a linearizable read first.
-        return CompletableFuture.supplyAsync(() -> write(input), blocking);
+        return CompletableFuture.supplyAsync(() -> write(input, existing), blocking);
       }
       next = nextFromLocalState(existing, input);
     } catch (RuntimeException e) {
@@ -141,9 +140,10 @@ public final class ResourceHandler {
         .thenCompose(response -> response);
   }
 
-  private WriteResponse write(Resource admitted) {
-    Resource optimistic = writeFromLocalState(admitted);
-    return response(optimistic != null ? optimistic : writeFromLinearizableRead(admitted));
+  /** Writes {@code input} (admitted) over {@code local}, what this member's applied state holds. */
+  private WriteResponse write(Resource input, Resource local) {
+    Resource optimistic = writeFromLocalState(input, local);
+    return response(optimistic != null ? optimistic : writeFromLinearizableRead(input));
   }
 
   private static WriteResponse response(Resource stored) {
@@ -182,8 +182,7 @@ public final class ResourceHandler {
    * would rest on the local state alone (a conflict, a no-op, an error about the stored resource):
    * the caller then decides from a linearizable read.
    */
-  private Resource writeFromLocalState(Resource input) {
-    Resource existing = readForWrite(input.getId(), Consistency.EVENTUAL);
+  private Resource writeFromLocalState(Resource input, Resource existing) {
     Resource next = nextFromLocalState(existing, input);
     if (next == null) {
       return null;

@@ -1,13 +1,9 @@
 package io.setpoint.storage.raft;
 
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The store revision this member has applied, and waits for it to reach a given one: a write
@@ -48,21 +44,5 @@ final class AppliedRevision {
       waiting.remove(revision, reached);
     }
     return reached;
-  }
-
-  /**
-   * Waits until {@code revision} is applied.
-   *
-   * @return false when it was not within {@code timeout}
-   */
-  boolean await(long revision, Duration timeout) throws InterruptedException {
-    try {
-      reached(revision).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-      return true;
-    } catch (TimeoutException e) {
-      return false;
-    } catch (ExecutionException e) {
-      throw new IllegalStateException(e.getCause());
-    }
   }
 }

@@ -125,7 +125,7 @@ public final class RaftBackend implements Backend, Replication {
     this.leaderSubmitter = new LeaderSubmitter(server, self);
     this.timeout = config.tuning().requestTimeout();
     RaftTuning t = config.tuning();
-    this.writes = new WriteBatcher(this::replicate, t.maxBatchOps(), t.maxBatchBytes(), t.maxBatchesInFlight());
+    this.writes = new WriteBatcher(this::replicate, t.maxBatchOps(), t.maxBatchBytes(), t.maxBatchesInFlight(), timeout);
     this.reads = new ReadBarrier(this::readIndex);
   }
 
@@ -406,8 +406,8 @@ public final class RaftBackend implements Backend, Replication {
     } catch (StorageException e) {
       return CompletableFuture.failedFuture(e);
     }
+    // The batcher bounds the wait for the commit by the request timeout (one timer per batch).
     return committed
-        .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
         .exceptionallyCompose(e -> CompletableFuture.failedFuture(failure("write", e)))
         .thenCompose(outcome -> appliedHere(outcome, deadline));
   }

@@ -6,10 +6,13 @@ import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
 import io.setpoint.storage.raft.v1.Op;
 import io.setpoint.storage.raft.v1.Outcome;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
@@ -23,12 +26,14 @@ import java.util.function.Function;
  * load each round carries everything that arrived during the previous one.
  */
 final class WriteBatcher implements AutoCloseable {
-  private record Pending(Op op, CompletableFuture<Outcome> outcome) {}
+  /** A queued write; {@code deadline} ({@link System#nanoTime}) is when its writer stops waiting. */
+  private record Pending(Op op, CompletableFuture<Outcome> outcome, long deadline) {}
 
   private final Function<Batch, CompletableFuture<BatchReply>> submit;
   private final int maxOps;
   private final int maxBytes;
   private final int maxInFlight;
+  private final long timeoutNanos;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
@@ -38,13 +43,20 @@ final class WriteBatcher implements AutoCloseable {
   /**
    * @param submit sends one batch through Raft and completes with its reply (or exceptionally
    *     with a {@link StorageException})
+   * @param timeout how long a writer waits from submitting: then its outcome fails with a {@link
+   *     TimeoutException}, though the write may still be committed
    */
   WriteBatcher(
-      Function<Batch, CompletableFuture<BatchReply>> submit, int maxOps, int maxBytes, int maxInFlight) {
+      Function<Batch, CompletableFuture<BatchReply>> submit,
+      int maxOps,
+      int maxBytes,
+      int maxInFlight,
+      Duration timeout) {
     this.submit = submit;
     this.maxOps = maxOps;
     this.maxBytes = maxBytes;
     this.maxInFlight = maxInFlight;
+    this.timeoutNanos = timeout.toNanos();
   }
 
   /** Queues {@code op} for the next batch; completes with its outcome once applied. */
@@ -64,8 +76,10 @@ final class WriteBatcher implements AutoCloseable {
       if (closed) {
         throw new StorageException(Reason.UNAVAILABLE, "the store is shut down");
       }
+      // Taken under the lock, so deadlines rise in queue order: a batch's first is its earliest.
+      long deadline = System.nanoTime() + timeoutNanos;
       for (Op op : ops) {
-        Pending pending = new Pending(op, new CompletableFuture<>());
+        Pending pending = new Pending(op, new CompletableFuture<>(), deadline);
         queue.add(pending);
         outcomes.add(pending.outcome());
       }
@@ -112,6 +126,16 @@ final class WriteBatcher implements AutoCloseable {
       reply = CompletableFuture.failedFuture(e);
     }
     reply.whenComplete((r, error) -> answered(batch, r, error));
+    // One timer per batch, not per write. It fails the writers at the earliest deadline among them,
+    // and leaves the slot taken until Raft answers, so a stuck log does not gain batches in flight.
+    reply.copy()
+        .orTimeout(Math.max(0, batch.getFirst().deadline() - System.nanoTime()), TimeUnit.NANOSECONDS)
+        .exceptionally(error -> {
+          if (error instanceof TimeoutException) {
+            batch.forEach(p -> p.outcome().completeExceptionally(error));
+          }
+          return null;
+        });
   }
 
   private void answered(List<Pending> batch, BatchReply reply, Throwable error) {

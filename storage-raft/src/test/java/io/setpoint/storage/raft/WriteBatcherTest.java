@@ -4,16 +4,19 @@ import static io.setpoint.storage.conformance.Fixtures.id;
 import static io.setpoint.storage.conformance.Fixtures.resource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
 import io.setpoint.storage.raft.v1.Op;
 import io.setpoint.storage.raft.v1.Outcome;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
 class WriteBatcherTest {
@@ -43,7 +46,7 @@ class WriteBatcherTest {
 
   @Test
   void writesArrivingWhileTheOnlySlotIsBusyTravelTogetherInTheNextBatch() throws Exception {
-    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1);
+    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1, Duration.ofMinutes(1));
     CompletableFuture<Outcome> first = batcher.submit(op("a"));
     List<CompletableFuture<Outcome>> queued = new ArrayList<>();
     for (String name : List.of("b", "c", "d")) {
@@ -66,7 +69,7 @@ class WriteBatcherTest {
   @Test
   void freeSlotsSendAtOnceAndBatchesRespectTheOpAndByteLimits() {
     int oneOp = op("a").getSerializedSize();
-    WriteBatcher batcher = new WriteBatcher(this::send, 3, oneOp * 2, 2);
+    WriteBatcher batcher = new WriteBatcher(this::send, 3, oneOp * 2, 2, Duration.ofMinutes(1));
     batcher.submit(op("a"));
     batcher.submit(op("b"));
     assertThat(sent).as("two free slots: two batches of one").hasSize(2);
@@ -84,7 +87,7 @@ class WriteBatcherTest {
 
   @Test
   void aFailedBatchFailsEachOfItsWritesAndFreesTheSlot() {
-    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1);
+    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1, Duration.ofMinutes(1));
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     StorageException lost = new StorageException(StorageException.Reason.UNAVAILABLE, "no leader");
@@ -97,7 +100,7 @@ class WriteBatcherTest {
 
   @Test
   void aReplyWithTooFewOutcomesFailsTheWritesItLeavesOut() {
-    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1);
+    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1, Duration.ofMinutes(1));
     batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     CompletableFuture<Outcome> c = batcher.submit(op("c"));
@@ -108,8 +111,24 @@ class WriteBatcherTest {
   }
 
   @Test
+  void aWriterWaitsNoLongerThanTheTimeoutWhileItsBatchKeepsTheSlot() {
+    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1, Duration.ofMillis(200));
+    CompletableFuture<Outcome> a = batcher.submit(op("a"));
+    CompletableFuture<Outcome> b = batcher.submit(op("b"));
+
+    await().atMost(Duration.ofSeconds(10)).until(a::isDone);
+    assertThatThrownBy(a::join).hasCauseInstanceOf(TimeoutException.class);
+    assertThat(sent).as("Raft has not answered the first batch: its slot stays taken").hasSize(1);
+
+    answer(0, 1);
+    assertThat(sent).as("the answer frees the slot for the queued write").hasSize(2);
+    answer(1, 2);
+    assertThat(b.join().getRevision()).isEqualTo(2);
+  }
+
+  @Test
   void closingFailsQueuedWritesAndRefusesNewOnes() {
-    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1);
+    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1, Duration.ofMinutes(1));
     CompletableFuture<Outcome> inFlight = batcher.submit(op("a"));
     CompletableFuture<Outcome> queued = batcher.submit(op("b"));
     batcher.close();

@@ -125,7 +125,7 @@ public final class RaftBackend implements Backend, Replication {
     this.leaderSubmitter = new LeaderSubmitter(server, self);
     this.timeout = config.tuning().requestTimeout();
     RaftTuning t = config.tuning();
-    this.writes = new WriteBatcher(this::replicate, t.maxBatchOps(), t.maxBatchBytes(), t.maxBatchesInFlight(), timeout);
+    this.writes = new WriteBatcher(this::replicate, this::appliedHere, t.maxBatchOps(), t.maxBatchBytes(), t.maxBatchesInFlight(), timeout);
     this.reads = new ReadBarrier(this::readIndex);
   }
 
@@ -398,7 +398,6 @@ public final class RaftBackend implements Backend, Replication {
    * the request timeout, with a {@link StorageException}.
    */
   private CompletableFuture<Outcome> submitAsync(Op op) {
-    long deadline = System.nanoTime() + timeout.toNanos();
     CompletableFuture<Outcome> committed;
     try {
       checkOpen();
@@ -406,26 +405,24 @@ public final class RaftBackend implements Backend, Replication {
     } catch (StorageException e) {
       return CompletableFuture.failedFuture(e);
     }
-    // The batcher bounds the wait for the commit by the request timeout (one timer per batch).
-    return committed
-        .exceptionallyCompose(e -> CompletableFuture.failedFuture(failure("write", e)))
-        .thenCompose(outcome -> appliedHere(outcome, deadline));
+    // The batcher bounds the wait by the request timeout (one timer per batch).
+    return committed.exceptionallyCompose(e -> CompletableFuture.failedFuture(failure("write", e)));
   }
 
-  private CompletableFuture<Outcome> appliedHere(Outcome outcome, long deadline) {
-    CompletableFuture<Void> reached = store.applied().reached(outcome.getRevision());
-    if (reached.isDone()) {
-      return CompletableFuture.completedFuture(outcome);
+  /**
+   * Completes with {@code reply} once this member has applied every write in it: at once on the
+   * member that committed the entry, later on one that forwarded it. One wait per batch; the
+   * writers are woken off the applier thread.
+   */
+  private CompletableFuture<BatchReply> appliedHere(BatchReply reply) {
+    long last = 0;
+    for (Outcome outcome : reply.getOutcomesList()) {
+      last = Math.max(last, outcome.getRevision());
     }
-    // A copy, so the timeout completes only this writer's wait; answered off the applier thread.
-    return reached.copy()
-        .completeOnTimeout(null, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
-        .thenApplyAsync(done -> {
-          if (store.applied().get() < outcome.getRevision()) {
-            log.warn("write applied at revision {} but this member is still at {}", outcome.getRevision(), store.applied().get());
-          }
-          return outcome;
-        }, replies);
+    CompletableFuture<Void> reached = store.applied().reached(last);
+    return reached.isDone()
+        ? CompletableFuture.completedFuture(reply)
+        : reached.thenApplyAsync(done -> reply, replies);
   }
 
   /**

@@ -11,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
@@ -23,13 +24,16 @@ import java.util.function.Function;
  * <p>Writers only enqueue. Whoever finds a free slot (fewer than {@code maxInFlight} entries
  * submitted and unanswered) drains the queue into a batch and submits it; an answered batch frees
  * its slot and drains whatever queued meanwhile. So a lone writer pays one Raft round, and under
- * load each round carries everything that arrived during the previous one.
+ * load each round carries everything that arrived during the previous one. Its writers then get
+ * their outcomes once the batch is settled (for the Raft backend: applied by this member), which
+ * is one wait and one timer per batch rather than per writer.
  */
 final class WriteBatcher implements AutoCloseable {
   /** A queued write; {@code deadline} ({@link System#nanoTime}) is when its writer stops waiting. */
   private record Pending(Op op, CompletableFuture<Outcome> outcome, long deadline) {}
 
   private final Function<Batch, CompletableFuture<BatchReply>> submit;
+  private final Function<BatchReply, CompletableFuture<BatchReply>> settle;
   private final int maxOps;
   private final int maxBytes;
   private final int maxInFlight;
@@ -43,16 +47,21 @@ final class WriteBatcher implements AutoCloseable {
   /**
    * @param submit sends one batch through Raft and completes with its reply (or exceptionally
    *     with a {@link StorageException})
+   * @param settle what a batch's writers wait for after its reply, with its slot already free for
+   *     the next batch: for a member that did not commit the entry itself, applying it. One wait
+   *     per batch, not per writer
    * @param timeout how long a writer waits from submitting: then its outcome fails with a {@link
    *     TimeoutException}, though the write may still be committed
    */
   WriteBatcher(
       Function<Batch, CompletableFuture<BatchReply>> submit,
+      Function<BatchReply, CompletableFuture<BatchReply>> settle,
       int maxOps,
       int maxBytes,
       int maxInFlight,
       Duration timeout) {
     this.submit = submit;
+    this.settle = settle;
     this.maxOps = maxOps;
     this.maxBytes = maxBytes;
     this.maxInFlight = maxInFlight;
@@ -125,21 +134,22 @@ final class WriteBatcher implements AutoCloseable {
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
     }
-    reply.whenComplete((r, error) -> answered(batch, r, error));
-    // One timer per batch, not per write. It fails the writers at the earliest deadline among them,
-    // and leaves the slot taken until Raft answers, so a stuck log does not gain batches in flight.
-    reply.copy()
+    // The slot frees when Raft answers, so the next batch is on its way while these writers wait
+    // to be settled and woken up.
+    CompletableFuture<BatchReply> settled =
+        reply.handle((answer, error) -> {
+              release();
+              return error == null ? settle.apply(answer) : CompletableFuture.<BatchReply>failedFuture(error);
+            })
+            .thenCompose(answer -> answer);
+    // One timer per batch, not per write, from its earliest deadline. A batch that times out keeps
+    // its slot until Raft answers, so a stuck log does not gain batches in flight.
+    settled
         .orTimeout(Math.max(0, batch.getFirst().deadline() - System.nanoTime()), TimeUnit.NANOSECONDS)
-        .exceptionally(error -> {
-          if (error instanceof TimeoutException) {
-            batch.forEach(p -> p.outcome().completeExceptionally(error));
-          }
-          return null;
-        });
+        .whenComplete((answer, error) -> complete(batch, answer, error));
   }
 
-  private void answered(List<Pending> batch, BatchReply reply, Throwable error) {
-    // Free the slot first, so the next batch is on its way while these writers wake up.
+  private void release() {
     List<List<Pending>> ready;
     lock.lock();
     try {
@@ -149,11 +159,13 @@ final class WriteBatcher implements AutoCloseable {
       lock.unlock();
     }
     ready.forEach(this::send);
+  }
 
+  private static void complete(List<Pending> batch, BatchReply reply, Throwable error) {
     for (int i = 0; i < batch.size(); i++) {
       CompletableFuture<Outcome> outcome = batch.get(i).outcome();
       if (error != null) {
-        outcome.completeExceptionally(error);
+        outcome.completeExceptionally(error instanceof CompletionException c && c.getCause() != null ? c.getCause() : error);
       } else if (i < reply.getOutcomesCount()) {
         outcome.complete(reply.getOutcomes(i));
       } else {

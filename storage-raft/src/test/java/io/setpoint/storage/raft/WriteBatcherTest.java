@@ -46,7 +46,7 @@ class WriteBatcherTest {
 
   @Test
   void writesArrivingWhileTheOnlySlotIsBusyTravelTogetherInTheNextBatch() throws Exception {
-    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1, Duration.ofMinutes(1));
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1));
     CompletableFuture<Outcome> first = batcher.submit(op("a"));
     List<CompletableFuture<Outcome>> queued = new ArrayList<>();
     for (String name : List.of("b", "c", "d")) {
@@ -69,7 +69,7 @@ class WriteBatcherTest {
   @Test
   void freeSlotsSendAtOnceAndBatchesRespectTheOpAndByteLimits() {
     int oneOp = op("a").getSerializedSize();
-    WriteBatcher batcher = new WriteBatcher(this::send, 3, oneOp * 2, 2, Duration.ofMinutes(1));
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 3, oneOp * 2, 2, Duration.ofMinutes(1));
     batcher.submit(op("a"));
     batcher.submit(op("b"));
     assertThat(sent).as("two free slots: two batches of one").hasSize(2);
@@ -87,7 +87,7 @@ class WriteBatcherTest {
 
   @Test
   void aFailedBatchFailsEachOfItsWritesAndFreesTheSlot() {
-    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1, Duration.ofMinutes(1));
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1));
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     StorageException lost = new StorageException(StorageException.Reason.UNAVAILABLE, "no leader");
@@ -100,7 +100,7 @@ class WriteBatcherTest {
 
   @Test
   void aReplyWithTooFewOutcomesFailsTheWritesItLeavesOut() {
-    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1, Duration.ofMinutes(1));
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1));
     batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     CompletableFuture<Outcome> c = batcher.submit(op("c"));
@@ -112,7 +112,7 @@ class WriteBatcherTest {
 
   @Test
   void aWriterWaitsNoLongerThanTheTimeoutWhileItsBatchKeepsTheSlot() {
-    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1, Duration.ofMillis(200));
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMillis(200));
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
 
@@ -127,8 +127,43 @@ class WriteBatcherTest {
   }
 
   @Test
+  void aBatchFreesItsSlotWhenRaftAnswersAndItsWritersWaitUntilItIsSettled() {
+    CompletableFuture<BatchReply> applied = new CompletableFuture<>();
+    List<BatchReply> settling = new ArrayList<>();
+    WriteBatcher batcher = new WriteBatcher(
+        this::send,
+        reply -> {
+          settling.add(reply);
+          return applied;
+        },
+        100, 1 << 20, 1, Duration.ofMinutes(1));
+    CompletableFuture<Outcome> a = batcher.submit(op("a"));
+    CompletableFuture<Outcome> b = batcher.submit(op("b"));
+
+    answer(0, 5);
+    assertThat(sent).as("the answer freed the slot for the queued write").hasSize(2);
+    assertThat(settling).hasSize(1);
+    assertThat(a).as("not settled yet").isNotDone();
+
+    applied.complete(settling.getFirst());
+    assertThat(a.join().getRevision()).isEqualTo(5);
+    assertThat(b).isNotDone();
+  }
+
+  @Test
+  void aBatchThatIsNotSettledInTimeFailsItsWriters() {
+    WriteBatcher batcher =
+        new WriteBatcher(this::send, reply -> new CompletableFuture<>(), 100, 1 << 20, 1, Duration.ofMillis(200));
+    CompletableFuture<Outcome> a = batcher.submit(op("a"));
+    answer(0, 1);
+
+    await().atMost(Duration.ofSeconds(10)).until(a::isDone);
+    assertThatThrownBy(a::join).hasCauseInstanceOf(TimeoutException.class);
+  }
+
+  @Test
   void closingFailsQueuedWritesAndRefusesNewOnes() {
-    WriteBatcher batcher = new WriteBatcher(this::send, 100, 1 << 20, 1, Duration.ofMinutes(1));
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1));
     CompletableFuture<Outcome> inFlight = batcher.submit(op("a"));
     CompletableFuture<Outcome> queued = batcher.submit(op("b"));
     batcher.close();

@@ -28,7 +28,14 @@ import java.util.function.Consumer;
  * version chains, and fails with {@code COMPACTED} if the history it needed was cut meanwhile.
  */
 public final class ResourceIndex {
+  /** Every key's newest entry, in key order, for listings. */
   private final ConcurrentSkipListMap<String, Entry> entries = new ConcurrentSkipListMap<>();
+  /**
+   * The same entries by key, for the point lookups of every write and read: a hash probe instead
+   * of a descent through the sorted map, whose string comparisons were the larger part of applying
+   * a write to a store of tens of thousands of keys.
+   */
+  private final ConcurrentHashMap<String, Entry> heads = new ConcurrentHashMap<>();
   private final Map<String, Set<String>> childrenByOwnerUid = new ConcurrentHashMap<>();
   private final Entry[] history;
   private int historyOldest;
@@ -63,9 +70,11 @@ public final class ResourceIndex {
             "version " + version + " of " + Ids.format(resource.getId()) + " is not in 1.." + revision);
       }
       String key = StoreKeys.of(resource.getId());
-      if (index.entries.putIfAbsent(key, new Entry(key, version, resource, false, null)) != null) {
+      Entry entry = new Entry(key, version, resource, false, null);
+      if (index.heads.putIfAbsent(key, entry) != null) {
         throw new IllegalArgumentException(Ids.format(resource.getId()) + " is restored twice");
       }
+      index.entries.put(key, entry);
       index.indexOwner(key, resource);
     }
     index.revision = revision;
@@ -100,7 +109,7 @@ public final class ResourceIndex {
   /** Applies a CAS write; see {@link io.setpoint.storage.Backend#writeCas}. */
   public Entry write(Resource resource) {
     String probe = StoreKeys.of(resource.getId());
-    Entry head = entries.get(probe);
+    Entry head = heads.get(probe);
     // History holds one entry per revision: let them all share the key string already stored.
     String key = head != null ? head.key : probe;
     Resource live = head == null || head.deleted ? null : head.resource;
@@ -119,7 +128,7 @@ public final class ResourceIndex {
     long next = revision + 1;
     Resource stored = withVersion(resource, Long.toString(next));
     Entry entry = new Entry(key, next, stored, false, head);
-    entries.put(key, entry);
+    put(entry);
     if (live == null) {
       indexOwner(key, stored);
     } else if (!live.getOwner().equals(stored.getOwner())) {
@@ -137,7 +146,7 @@ public final class ResourceIndex {
    */
   public Entry delete(ID id, String version) {
     String key = StoreKeys.of(id);
-    Entry head = entries.get(key);
+    Entry head = heads.get(key);
     if (head == null || head.deleted) {
       return null;
     }
@@ -151,8 +160,8 @@ public final class ResourceIndex {
           Reason.CAS_FAILURE,
           "version " + version + " does not match the stored version " + live.getVersion());
     }
-    Entry tombstone = new Entry(key, revision + 1, live, true, head);
-    entries.put(key, tombstone);
+    Entry tombstone = new Entry(head.key, revision + 1, live, true, head);
+    put(tombstone);
     unindexOwner(key, live);
     commit(tombstone);
     return tombstone;
@@ -199,7 +208,13 @@ public final class ResourceIndex {
     evicted.cutHistory();
     if (evicted.deleted) {
       entries.remove(evicted.key, evicted);
+      heads.remove(evicted.key, evicted);
     }
+  }
+
+  private void put(Entry head) {
+    entries.put(head.key, head);
+    heads.put(head.key, head);
   }
 
   private void indexOwner(String key, Resource resource) {
@@ -225,7 +240,7 @@ public final class ResourceIndex {
 
   /** The live resource named by {@code id}; see {@link io.setpoint.storage.Backend#read}. */
   public Resource read(ID id) {
-    Entry head = entries.get(StoreKeys.of(id));
+    Entry head = heads.get(StoreKeys.of(id));
     if (head == null
         || head.deleted
         || (!id.getUid().isEmpty() && !id.getUid().equals(head.resource.getId().getUid()))) {
@@ -296,7 +311,7 @@ public final class ResourceIndex {
     sorted.sort(null);
     List<Resource> out = new ArrayList<>(sorted.size());
     for (String key : sorted) {
-      Entry head = entries.get(key);
+      Entry head = heads.get(key);
       // Anchored to the owner's uid alone: an owner rewritten under another group version is the
       // same incarnation and keeps its children.
       if (head != null && !head.deleted && head.resource.getOwner().getUid().equals(owner.getUid())) {

@@ -63,9 +63,13 @@ public final class Hooks {
     }
     T prototype = DefaultInstances.of(type);
     String typeUrl = resource.getData().getTypeUrl();
+    String name = prototype.getDescriptorForType().getFullName();
     int slash = typeUrl.lastIndexOf('/');
-    // What Any.is(type) checks, without its reflective lookup of the default instance.
-    if (slash < 0 || !typeUrl.substring(slash + 1).equals(prototype.getDescriptorForType().getFullName())) {
+    // What Any.is(type) checks (the name after the last '/'), without its reflective lookup of the
+    // default instance, and without copying the name out of the URL.
+    if (slash < 0
+        || typeUrl.length() - slash - 1 != name.length()
+        || !typeUrl.startsWith(name, slash + 1)) {
       throw ValidationException.of(
           "data",
           "data-type",

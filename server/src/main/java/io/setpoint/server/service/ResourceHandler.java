@@ -48,6 +48,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 /**
@@ -94,8 +95,16 @@ public final class ResourceHandler {
   }
 
   public WriteResponse write(Authorizer authz, WriteRequest req) {
-    Resource input = admit(authz, req.hasResource(), req.getResource());
-    return write(input, readForWrite(input.getId(), Consistency.EVENTUAL));
+    // The same steps as writeAsync, all in this thread but for what completes in the store's own.
+    try {
+      return writeAsync(authz, req, Runnable::run).join();
+    } catch (CompletionException e) {
+      switch (Errors.unwrapped(e)) {
+        case RuntimeException cause -> throw cause;
+        case Error cause -> throw cause;
+        default -> throw e;
+      }
+    }
   }
 
   /**
@@ -109,18 +118,26 @@ public final class ResourceHandler {
   public CompletableFuture<WriteResponse> writeAsync(Authorizer authz, WriteRequest req, Executor blocking) {
     Resource input;
     Resource existing;
-    Resource next;
     try {
       input = admit(authz, req.hasResource(), req.getResource());
       existing = readForWrite(input.getId(), Consistency.EVENTUAL);
       if (existing == null && input.hasOwner()) {
         // A create under an owner checks the owner with a linearizable read first.
-        return CompletableFuture.supplyAsync(() -> write(input, existing), blocking);
+        return CompletableFuture.supplyAsync(() -> nextFromLocalState(existing, input), blocking)
+            .thenCompose(next -> store(input, existing, next, blocking));
       }
-      next = nextFromLocalState(existing, input);
+      return store(input, existing, nextFromLocalState(existing, input), blocking);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+  }
+
+  /**
+   * Stores {@code next}, computed from {@code existing} (this member's applied state), with
+   * compare-and-swap; decides from a linearizable read instead when there is no {@code next} or the
+   * swap loses to a newer version.
+   */
+  private CompletableFuture<WriteResponse> store(Resource input, Resource existing, Resource next, Executor blocking) {
     if (next == null) {
       return CompletableFuture.supplyAsync(() -> response(writeFromLinearizableRead(input)), blocking);
     }
@@ -138,12 +155,6 @@ public final class ResourceHandler {
           return CompletableFuture.<WriteResponse>failedFuture(cause);
         })
         .thenCompose(response -> response);
-  }
-
-  /** Writes {@code input} (admitted) over {@code local}, what this member's applied state holds. */
-  private WriteResponse write(Resource input, Resource local) {
-    Resource optimistic = writeFromLocalState(input, local);
-    return response(optimistic != null ? optimistic : writeFromLinearizableRead(input));
   }
 
   private static WriteResponse response(Resource stored) {
@@ -176,30 +187,6 @@ public final class ResourceHandler {
   }
 
   /**
-   * The common case without a linearizable read: the write computed from this member's applied
-   * state, stored with compare-and-swap against the version it was computed from. If that state was
-   * stale the swap fails, so nothing is stored from it. Returns {@code null} whenever the answer
-   * would rest on the local state alone (a conflict, a no-op, an error about the stored resource):
-   * the caller then decides from a linearizable read.
-   */
-  private Resource writeFromLocalState(Resource input, Resource existing) {
-    Resource next = nextFromLocalState(existing, input);
-    if (next == null) {
-      return null;
-    }
-    Resource stored;
-    try {
-      stored = backend.writeCas(next);
-    } catch (StorageException e) {
-      if (lostRace(e)) {
-        return null;
-      }
-      throw e;
-    }
-    return afterStore(existing, stored);
-  }
-
-  /**
    * What to store over {@code existing} (this member's applied state), or {@code null} when that
    * state alone would decide the answer: a conflict, a no-op, an error about the stored resource.
    */
@@ -215,7 +202,11 @@ public final class ResourceHandler {
 
   /** Whether {@link #afterStore} has work to do, which reads or writes the store again. */
   private static boolean hasFollowUp(Resource existing, Resource stored) {
-    return (existing == null && stored.hasOwner()) || finalized(stored);
+    return ownedCreate(existing, stored) || finalized(stored);
+  }
+
+  private static boolean ownedCreate(Resource existing, Resource stored) {
+    return existing == null && stored.hasOwner();
   }
 
   private static boolean finalized(Resource resource) {
@@ -224,7 +215,7 @@ public final class ResourceHandler {
 
   /** What a successful store implies: an orphan check for new children, the last finalizer's delete. */
   private Resource afterStore(Resource existing, Resource stored) {
-    if (existing == null && stored.hasOwner()) {
+    if (ownedCreate(existing, stored)) {
       undoIfOrphaned(stored);
     }
     if (finalized(stored)) {

@@ -70,11 +70,10 @@ public final class ResourceIndex {
             "version " + version + " of " + Ids.format(resource.getId()) + " is not in 1.." + revision);
       }
       String key = StoreKeys.of(resource.getId());
-      Entry entry = new Entry(key, version, resource, false, null);
-      if (index.heads.putIfAbsent(key, entry) != null) {
+      if (index.heads.containsKey(key)) {
         throw new IllegalArgumentException(Ids.format(resource.getId()) + " is restored twice");
       }
-      index.entries.put(key, entry);
+      index.put(new Entry(key, version, resource, false, null));
       index.indexOwner(key, resource);
     }
     index.revision = revision;
@@ -212,6 +211,7 @@ public final class ResourceIndex {
     }
   }
 
+  /** Makes {@code head} its key's newest entry, in both maps. */
   private void put(Entry head) {
     entries.put(head.key, head);
     heads.put(head.key, head);

@@ -89,11 +89,11 @@ public final class RaftBackend implements Backend, Replication {
   private final ReplicatedStore store;
   private final Leadership leadership;
   private final RaftServer server;
-  /** Read barriers and leadership transfers of a member that does not lead. */
+  /** Leadership transfers. */
   private final RaftClient client;
   /** Forwards batches of writes to the leader; never repeats one that may have been committed. */
   private final RaftClient forwarder;
-  private final LeaderSubmitter leaderSubmitter;
+  private final LocalSubmitter local;
   /**
    * Where Raft's answers are handled: never on a Ratis thread, because whoever an answer wakes may
    * send the next entry or barrier, and handing one to this member's own server blocks the caller
@@ -122,7 +122,7 @@ public final class RaftBackend implements Backend, Replication {
     this.client = client;
     this.forwarder = forwarder;
     this.replies = replies;
-    this.leaderSubmitter = new LeaderSubmitter(server, self);
+    this.local = new LocalSubmitter(server, self);
     this.timeout = config.tuning().requestTimeout();
     RaftTuning t = config.tuning();
     this.writes = new WriteBatcher(this::replicate, this::appliedHere, t.maxBatchOps(), t.maxBatchBytes(), t.maxBatchesInFlight(), timeout);
@@ -481,8 +481,8 @@ public final class RaftBackend implements Backend, Replication {
 
   /** {@code batch} as this member's own log entry; {@code null} when it does not lead. */
   private CompletableFuture<BatchReply> ownEntryIfLeading(Batch batch) {
-    CompletableFuture<RaftClientReply> local = leaderSubmitter.writeIfLeading(StoreStateMachine.message(batch));
-    return local == null ? null : offRatis(local).thenApply(RaftBackend::batchReply);
+    CompletableFuture<RaftClientReply> submitted = local.writeIfLeading(StoreStateMachine.message(batch));
+    return submitted == null ? null : offRatis(submitted).thenApply(RaftBackend::batchReply);
   }
 
   /** A forward of this member's own that reached it as leader: an entry of its own, or a failure. */
@@ -511,9 +511,7 @@ public final class RaftBackend implements Backend, Replication {
   }
 
   private CompletableFuture<Void> readIndex() {
-    CompletableFuture<RaftClientReply> local = leaderSubmitter.readBarrierIfLeading();
-    return offRatis(local != null ? local : client.async().sendReadOnlyUnordered(Message.EMPTY, self))
-        .thenAccept(reply -> checkReply(reply, "strong read"));
+    return offRatis(local.readBarrier()).thenAccept(reply -> checkReply(reply, "strong read"));
   }
 
   /** {@code sent}, answered on {@link #replies} rather than on the Ratis thread that completes it. */

@@ -76,6 +76,13 @@ final class RatisSettings {
     // entry, fsync and replication round per batch, only so that a restarted member can apply its
     // log before it hears from a leader. It hears from one within an election timeout anyway.
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
+    // How long the leader pauses between attempts to reach a member it cannot reach. Ratis's default
+    // backs off to 5 s after 30 failures, so a member restarted after half a minute away waited up
+    // to 5 s to be heard from, and its clients with it. One election timeout is as long as that
+    // member would wait for a heartbeat anyway.
+    long pauseMs = t.electionTimeoutMin().toMillis();
+    RaftServerConfigKeys.Log.Appender.setRetryPolicy(
+        p, "1ms,10, " + Math.max(1, pauseMs / 5) + "ms,20, " + pauseMs + "ms," + Integer.MAX_VALUE);
     // A batch is one entry: the appender must be able to carry the largest one.
     RaftServerConfigKeys.Log.Appender.setBufferByteLimit(
         p, SizeInBytes.valueOf(Math.max(4L << 20, 2L * t.maxBatchBytes())));

@@ -72,9 +72,9 @@ class ProcessFailoverTest {
   private static final Duration STARTUP = Duration.ofSeconds(30);
   private static final Duration PHASE = Duration.ofSeconds(30);
   /**
-   * How long a restarted member may take to hear from the leader. The leader's gRPC channel to it
-   * reconnects with exponential backoff (1 s, 1.6 s, 2.6 s, ...) while it is away, so this grows
-   * with the time it was down; restarting it promptly keeps it to a few seconds.
+   * How long a restarted member may take to hear from the leader: about one election timeout once
+   * it listens (the leader pauses that long between attempts to reach it), generous for a loaded
+   * machine.
    */
   private static final Duration REJOIN = Duration.ofSeconds(45);
   /** Longer than a member's request timeout, so a member answers before the client gives up. */

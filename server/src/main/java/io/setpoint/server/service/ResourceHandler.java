@@ -139,7 +139,7 @@ public final class ResourceHandler {
    */
   private CompletableFuture<WriteResponse> store(Resource input, Resource existing, Resource next, Executor blocking) {
     if (next == null) {
-      return CompletableFuture.supplyAsync(() -> response(writeFromLinearizableRead(input)), blocking);
+      return fromLinearizableRead(input, blocking);
     }
     return backend.writeCasAsync(next)
         .handle((stored, failure) -> {
@@ -150,11 +150,15 @@ public final class ResourceHandler {
           }
           Throwable cause = Errors.unwrapped(failure);
           if (cause instanceof StorageException e && lostRace(e)) {
-            return CompletableFuture.supplyAsync(() -> response(writeFromLinearizableRead(input)), blocking);
+            return fromLinearizableRead(input, blocking);
           }
           return CompletableFuture.<WriteResponse>failedFuture(cause);
         })
         .thenCompose(response -> response);
+  }
+
+  private CompletableFuture<WriteResponse> fromLinearizableRead(Resource input, Executor blocking) {
+    return CompletableFuture.supplyAsync(() -> response(writeFromLinearizableRead(input)), blocking);
   }
 
   private static WriteResponse response(Resource stored) {

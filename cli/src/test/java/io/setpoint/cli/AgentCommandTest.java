@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.Any;
 import io.grpc.Status.Code;
+import io.netty.util.ResourceLeakDetector;
 import io.setpoint.api.Ids;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.TypeInfo;
@@ -52,6 +53,26 @@ class AgentCommandTest {
       assertThat(agent.messages()).contains("Setpoint agent stopped");
       assertThatThrownBy(client::types).isInstanceOfSatisfying(SetpointException.class,
           e -> assertThat(e.code()).isEqualTo(Code.UNAVAILABLE));
+    }
+  }
+
+  @Test
+  void turnsNettysLeakDetectionOffUnlessTheJvmIsToldOtherwise() throws Exception {
+    String[] dev = {"agent", "-dev", "-port", "0", "-bind", "127.0.0.1"};
+    ResourceLeakDetector.Level before = ResourceLeakDetector.getLevel();
+    try {
+      ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.SIMPLE);
+      agent.start(dev);
+      assertThat(ResourceLeakDetector.getLevel()).isEqualTo(ResourceLeakDetector.Level.DISABLED);
+      agent.stop();
+
+      System.setProperty(AgentCommand.LEAK_DETECTION, "paranoid");
+      ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
+      agent.start(dev);
+      assertThat(ResourceLeakDetector.getLevel()).isEqualTo(ResourceLeakDetector.Level.PARANOID);
+    } finally {
+      System.clearProperty(AgentCommand.LEAK_DETECTION);
+      ResourceLeakDetector.setLevel(before);
     }
   }
 

@@ -28,14 +28,15 @@ import java.util.function.Consumer;
  * version chains, and fails with {@code COMPACTED} if the history it needed was cut meanwhile.
  */
 public final class ResourceIndex {
-  /** Every key's newest entry, in key order, for listings. */
-  private final ConcurrentSkipListMap<String, Entry> entries = new ConcurrentSkipListMap<>();
+  /** Every key's version chain, in key order, for listings. */
+  private final ConcurrentSkipListMap<String, Chain> chains = new ConcurrentSkipListMap<>();
   /**
-   * The same entries by key, for the point lookups of every write and read: a hash probe instead
-   * of a descent through the sorted map, whose string comparisons were the larger part of applying
-   * a write to a store of tens of thousands of keys.
+   * The same chains by key, for the point lookups of every write and read: a hash probe instead of
+   * a descent through the sorted map, whose string comparisons were the larger part of applying a
+   * write to a store of tens of thousands of keys. Neither map changes when a key is updated, only
+   * when one is added or its last tombstone leaves the history.
    */
-  private final ConcurrentHashMap<String, Entry> heads = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Chain> heads = new ConcurrentHashMap<>();
   private final Map<String, Set<String>> childrenByOwnerUid = new ConcurrentHashMap<>();
   private final Entry[] history;
   private int historyOldest;
@@ -73,7 +74,7 @@ public final class ResourceIndex {
       if (index.heads.containsKey(key)) {
         throw new IllegalArgumentException(Ids.format(resource.getId()) + " is restored twice");
       }
-      index.put(new Entry(key, version, resource, false, null));
+      index.put(null, new Entry(key, version, resource, false, null));
       index.indexOwner(key, resource);
     }
     index.revision = revision;
@@ -86,7 +87,8 @@ public final class ResourceIndex {
    * that the set is that of one revision (for writing a snapshot).
    */
   public void forEachLive(Consumer<Resource> action) {
-    for (Entry head : entries.values()) {
+    for (Chain chain : chains.values()) {
+      Entry head = chain.newest;
       if (!head.deleted) {
         action.accept(head.resource);
       }
@@ -108,9 +110,10 @@ public final class ResourceIndex {
   /** Applies a CAS write; see {@link io.setpoint.storage.Backend#writeCas}. */
   public Entry write(Resource resource) {
     String probe = StoreKeys.of(resource.getId());
-    Entry head = heads.get(probe);
+    Chain chain = heads.get(probe);
+    Entry head = chain == null ? null : chain.newest;
     // History holds one entry per revision: let them all share the key string already stored.
-    String key = head != null ? head.key : probe;
+    String key = chain != null ? chain.key : probe;
     Resource live = head == null || head.deleted ? null : head.resource;
     if (live != null && !live.getId().getUid().equals(resource.getId().getUid())) {
       throw new StorageException(
@@ -127,7 +130,7 @@ public final class ResourceIndex {
     long next = revision + 1;
     Resource stored = withVersion(resource, Long.toString(next));
     Entry entry = new Entry(key, next, stored, false, head);
-    put(entry);
+    put(chain, entry);
     if (live == null) {
       indexOwner(key, stored);
     } else if (!live.getOwner().equals(stored.getOwner())) {
@@ -145,7 +148,8 @@ public final class ResourceIndex {
    */
   public Entry delete(ID id, String version) {
     String key = StoreKeys.of(id);
-    Entry head = heads.get(key);
+    Chain chain = heads.get(key);
+    Entry head = chain == null ? null : chain.newest;
     if (head == null || head.deleted) {
       return null;
     }
@@ -160,7 +164,7 @@ public final class ResourceIndex {
           "version " + version + " does not match the stored version " + live.getVersion());
     }
     Entry tombstone = new Entry(head.key, revision + 1, live, true, head);
-    put(tombstone);
+    put(chain, tombstone);
     unindexOwner(key, live);
     commit(tombstone);
     return tombstone;
@@ -205,16 +209,22 @@ public final class ResourceIndex {
     // Publish the new floor before cutting, so a reader that finds a cut chain also sees the floor.
     floor = evicted.revision;
     evicted.cutHistory();
-    if (evicted.deleted) {
-      entries.remove(evicted.key, evicted);
-      heads.remove(evicted.key, evicted);
+    Chain chain = evicted.deleted ? heads.get(evicted.key) : null;
+    if (chain != null && chain.newest == evicted) {
+      chains.remove(evicted.key, chain);
+      heads.remove(evicted.key, chain);
     }
   }
 
-  /** Makes {@code head} its key's newest entry, in both maps. */
-  private void put(Entry head) {
-    entries.put(head.key, head);
-    heads.put(head.key, head);
+  /** Makes {@code head} its key's newest entry: in {@code chain}, or in a new one for a new key. */
+  private void put(Chain chain, Entry head) {
+    if (chain != null) {
+      chain.newest = head;
+      return;
+    }
+    Chain added = new Chain(head);
+    chains.put(head.key, added);
+    heads.put(head.key, added);
   }
 
   private void indexOwner(String key, Resource resource) {
@@ -240,7 +250,8 @@ public final class ResourceIndex {
 
   /** The live resource named by {@code id}; see {@link io.setpoint.storage.Backend#read}. */
   public Resource read(ID id) {
-    Entry head = heads.get(StoreKeys.of(id));
+    Chain chain = heads.get(StoreKeys.of(id));
+    Entry head = chain == null ? null : chain.newest;
     if (head == null
         || head.deleted
         || (!id.getUid().isEmpty() && !id.getUid().equals(head.resource.getId().getUid()))) {
@@ -259,15 +270,15 @@ public final class ResourceIndex {
       throw new StorageException(
           Reason.BAD_PAGE_TOKEN, "page_token reads at revision " + at + ", which this store has not reached");
     }
-    NavigableMap<String, Entry> range =
+    NavigableMap<String, Chain> range =
         token == null
-            ? entries.subMap(prefix, true, StoreKeys.rangeEnd(prefix), false)
-            : entries.subMap(token.lastKey(), false, StoreKeys.rangeEnd(prefix), false);
+            ? chains.subMap(prefix, true, StoreKeys.rangeEnd(prefix), false)
+            : chains.subMap(token.lastKey(), false, StoreKeys.rangeEnd(prefix), false);
     List<Resource> page = new ArrayList<>();
     String lastKey = null;
     boolean more = false;
-    for (Map.Entry<String, Entry> e : range.entrySet()) {
-      Entry visible = e.getValue().asOf(at);
+    for (Map.Entry<String, Chain> e : range.entrySet()) {
+      Entry visible = e.getValue().newest.asOf(at);
       if (visible == null || visible.deleted || !query.matches(visible.resource)) {
         continue;
       }
@@ -291,8 +302,8 @@ public final class ResourceIndex {
   public List<Entry> snapshot(Query query, long atRevision) {
     String prefix = query.rangePrefix();
     List<Entry> out = new ArrayList<>();
-    for (Entry head : entries.subMap(prefix, true, StoreKeys.rangeEnd(prefix), false).values()) {
-      Entry visible = head.asOf(atRevision);
+    for (Chain chain : chains.subMap(prefix, true, StoreKeys.rangeEnd(prefix), false).values()) {
+      Entry visible = chain.newest.asOf(atRevision);
       if (visible != null && !visible.deleted && query.matches(visible.resource)) {
         out.add(visible);
       }
@@ -311,7 +322,8 @@ public final class ResourceIndex {
     sorted.sort(null);
     List<Resource> out = new ArrayList<>(sorted.size());
     for (String key : sorted) {
-      Entry head = heads.get(key);
+      Chain chain = heads.get(key);
+      Entry head = chain == null ? null : chain.newest;
       // Anchored to the owner's uid alone: an owner rewritten under another group version is the
       // same incarnation and keeps its children.
       if (head != null && !head.deleted && head.resource.getOwner().getUid().equals(owner.getUid())) {
@@ -342,6 +354,20 @@ public final class ResourceIndex {
               + Types.format(stored.getId().getType())
               + ", not "
               + Types.format(id.getType()));
+    }
+  }
+
+  /**
+   * One key's versions: its newest entry, from which older ones chain back. Updating a key swaps
+   * the newest entry here; readers that found the chain in either map see the swap.
+   */
+  private static final class Chain {
+    final String key;
+    volatile Entry newest;
+
+    Chain(Entry newest) {
+      this.key = newest.key;
+      this.newest = newest;
     }
   }
 }

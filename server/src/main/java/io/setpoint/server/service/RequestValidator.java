@@ -1,6 +1,7 @@
 package io.setpoint.server.service;
 
 import com.google.protobuf.Any;
+import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import io.setpoint.api.Finalizers;
@@ -141,19 +142,25 @@ final class RequestValidator {
     }
     Violations v = Violations.at(path);
     ID id = id(path + ".id", resource.hasId(), resource.getId(), false);
-    Resource.Builder out = resource.toBuilder().setId(id);
+    ID owner = null;
     if (resource.hasOwner()) {
-      ID owner = id(path + ".owner", true, resource.getOwner(), true);
+      owner = id(path + ".owner", true, resource.getOwner(), true);
       if (owner.getType().equals(id.getType())
           && owner.getTenancy().equals(id.getTenancy())
           && owner.getName().equals(id.getName())) {
         v.add("owner", "not-self", "a resource cannot own itself");
       }
-      out.setOwner(owner);
     }
     version(v, "version", resource.getVersion());
     metadata(v.field("metadata"), resource.getMetadataMap());
     v.throwIfAny();
+    if (id == resource.getId() && (owner == null || owner == resource.getOwner())) {
+      return resource; // nothing was defaulted
+    }
+    Resource.Builder out = resource.toBuilder().setId(id);
+    if (owner != null) {
+      out.setOwner(owner);
+    }
     return out.build();
   }
 
@@ -199,7 +206,9 @@ final class RequestValidator {
     }
     try {
       Message message = reg.defaultInstance().getParserForType().parseFrom(data.getValue());
-      return Any.newBuilder().setTypeUrl(typeUrl).setValue(Canonical.bytes(message)).build();
+      ByteString canonical = Canonical.bytes(message);
+      // Most clients encode canonically already; keep their Any rather than copy the resource.
+      return canonical.equals(data.getValue()) ? data : Any.newBuilder().setTypeUrl(typeUrl).setValue(canonical).build();
     } catch (InvalidProtocolBufferException e) {
       throw ValidationException.of(path, "decodable", "cannot be decoded as " + reg.dataMessageName() + ": " + e.getMessage());
     }

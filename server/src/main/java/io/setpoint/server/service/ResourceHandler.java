@@ -5,6 +5,7 @@ import com.google.protobuf.Timestamp;
 import io.grpc.StatusRuntimeException;
 import io.setpoint.api.Finalizers;
 import io.setpoint.api.Ids;
+import io.setpoint.api.Resources;
 import io.setpoint.api.Statuses;
 import io.setpoint.api.v1.Condition;
 import io.setpoint.api.v1.DeleteRequest;
@@ -292,13 +293,14 @@ public final class ResourceHandler {
             "finalizers cannot be added to a resource that is being deleted");
       }
     }
-    return input.toBuilder()
-        .setId(existing.getId())
-        .setVersion(existing.getVersion())
-        .setGeneration(sameData ? existing.getGeneration() : ulids.create().toString())
-        .clearStatus()
-        .putAllStatus(existing.getStatusMap())
-        .build();
+    return Resources.of(
+        existing.getId(),
+        input.hasOwner() ? input.getOwner() : null,
+        existing.getVersion(),
+        sameData ? existing.getGeneration() : ulids.create().toString(),
+        input.getMetadataMap(),
+        existing.getStatusMap(),
+        input.hasData() ? input.getData() : null);
   }
 
   /**
@@ -556,9 +558,10 @@ public final class ResourceHandler {
   private Resource admit(Authorizer authz, boolean present, Resource raw) {
     Resource resource = validator.resource("resource", present, raw);
     Registration<?> reg = registration(resource.getId());
-    resource = resource.toBuilder()
-        .setData(RequestValidator.data("resource.data", reg, resource.hasData(), resource.getData()))
-        .build();
+    Any data = RequestValidator.data("resource.data", reg, resource.hasData(), resource.getData());
+    if (data != resource.getData()) {
+      resource = Resources.with(resource, resource.getId(), resource.getVersion(), data);
+    }
     Resource mutated;
     try {
       mutated = reg.mutate().mutate(resource);

@@ -1,5 +1,6 @@
 package io.setpoint.storage.raft;
 
+import io.setpoint.api.Resources;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
@@ -216,7 +217,7 @@ public final class RaftBackend implements Backend, Replication {
 
   private static Resource written(Resource resource, Outcome outcome) {
     return switch (outcome.getResultCase()) {
-      case WRITTEN -> resource.toBuilder().setVersion(Long.toString(outcome.getRevision())).build();
+      case WRITTEN -> Resources.withVersion(resource, Long.toString(outcome.getRevision()));
       case FAILURE -> throw refused(outcome);
       default -> throw unexpected(outcome);
     };

@@ -193,8 +193,7 @@ public final class ResourceIndex {
 
   /** {@code resource} with {@code version}; a test checks that every field survives. */
   static Resource withVersion(Resource resource, String version) {
-    return Resources.with(
-        resource, resource.getId(), version, resource.hasData() ? resource.getData() : null);
+    return Resources.withVersion(resource, version);
   }
 
   private void commit(Entry entry) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.Any;
+import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.reflection.v1.ServerReflectionGrpc;
@@ -89,6 +90,23 @@ class ResourceServiceTest {
     Resource again = live.write(DemoTypes.ARTIST, "miles", artist("Miles"));
 
     assertThat(again.getVersion()).isEqualTo(created.getVersion());
+    assertThat(again).isEqualTo(created);
+  }
+
+  @Test
+  void dataEncodedOutOfFieldOrderIsStoredCanonicallySoItsCanonicalFormIsANoOp() {
+    Artist miles = Artist.newBuilder().setName("Miles").setGenre(Genre.GENRE_JAZZ).build();
+    // The genre's field before the name's: the same message, other bytes.
+    ByteString reordered = Artist.newBuilder().setGenre(Genre.GENRE_JAZZ).build().toByteString()
+        .concat(Artist.newBuilder().setName("Miles").build().toByteString());
+    Any outOfOrder = Any.newBuilder().setTypeUrl(Any.pack(miles).getTypeUrl()).setValue(reordered).build();
+    assertThat(reordered).isNotEqualTo(miles.toByteString());
+
+    Resource created = live.write(Resource.newBuilder()
+        .setId(LiveAgent.id(DemoTypes.ARTIST, "miles")).setData(outOfOrder).build());
+    assertThat(created.getData().getValue()).isEqualTo(miles.toByteString());
+
+    Resource again = live.write(created.toBuilder().setData(Any.pack(miles)).build());
     assertThat(again).isEqualTo(created);
   }
 

@@ -299,9 +299,11 @@ public final class Agent implements AutoCloseable {
               // HTTP layer only stops what is far beyond it.
               .maxRequestLength(2L * maxRequestBytes)
               .requestTimeout(Duration.ZERO)
-              // Armeria flushes every response on its own: a writev per write answered, about half
-              // of a busy member's event-loop time. A batch of writes completes together, so their
-              // responses now leave in one flush per connection, at the end of the event-loop task.
+              // Armeria's own FlushConsolidationHandler merges only the flushes made while a read is
+              // in progress. Write responses complete later, from the store's threads, so each was
+              // flushed on its own: a writev per write answered, about half of a busy member's
+              // event-loop time. This one merges those too: the responses of a batch of writes
+              // leave in one flush per connection, at the end of the event-loop task.
               .childChannelPipelineCustomizer(p -> p.addFirst(new FlushConsolidationHandler(256, true)))
               .gracefulShutdownTimeout(Duration.ZERO, Duration.ofSeconds(5))
               .service(grpc)

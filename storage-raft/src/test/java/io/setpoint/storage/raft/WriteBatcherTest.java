@@ -117,8 +117,8 @@ class WriteBatcherTest {
 
     await().atMost(Duration.ofSeconds(10)).until(a::isDone);
     assertThatThrownBy(a::join).hasCauseInstanceOf(TimeoutException.class);
-    // Queued only now, so that its own deadline is a full timeout away: one submitted with a
-    // shared a's deadline, and whether it beat it depended on how fast the machine was.
+    // Queued only now, so that its own deadline is a full timeout away. Submitted together with a,
+    // it shared a's deadline, and whether it was answered in time depended on the machine's speed.
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     assertThat(sent).as("Raft has not answered the first batch: its slot stays taken").hasSize(1);
 

@@ -113,7 +113,7 @@ public final class ResourceIndex {
     Chain chain = heads.get(probe);
     Entry head = chain == null ? null : chain.newest;
     // History holds one entry per revision: let them all share the key string already stored.
-    String key = chain != null ? chain.key : probe;
+    String key = head != null ? head.key : probe;
     Resource live = head == null || head.deleted ? null : head.resource;
     if (live != null && !live.getId().getUid().equals(resource.getId().getUid())) {
       throw new StorageException(
@@ -128,7 +128,7 @@ public final class ResourceIndex {
               : "version " + resource.getVersion() + " does not match the stored version " + live.getVersion());
     }
     long next = revision + 1;
-    Resource stored = withVersion(resource, Long.toString(next));
+    Resource stored = Resources.withVersion(resource, Long.toString(next));
     Entry entry = new Entry(key, next, stored, false, head);
     put(chain, entry);
     if (live == null) {
@@ -191,11 +191,6 @@ public final class ResourceIndex {
     return out;
   }
 
-  /** {@code resource} with {@code version}; a test checks that every field survives. */
-  static Resource withVersion(Resource resource, String version) {
-    return Resources.withVersion(resource, version);
-  }
-
   private void commit(Entry entry) {
     revision = entry.revision;
     if (historySize < history.length) {
@@ -249,8 +244,7 @@ public final class ResourceIndex {
 
   /** The live resource named by {@code id}; see {@link io.setpoint.storage.Backend#read}. */
   public Resource read(ID id) {
-    Chain chain = heads.get(StoreKeys.of(id));
-    Entry head = chain == null ? null : chain.newest;
+    Entry head = newest(StoreKeys.of(id));
     if (head == null
         || head.deleted
         || (!id.getUid().isEmpty() && !id.getUid().equals(head.resource.getId().getUid()))) {
@@ -321,8 +315,7 @@ public final class ResourceIndex {
     sorted.sort(null);
     List<Resource> out = new ArrayList<>(sorted.size());
     for (String key : sorted) {
-      Chain chain = heads.get(key);
-      Entry head = chain == null ? null : chain.newest;
+      Entry head = newest(key);
       // Anchored to the owner's uid alone: an owner rewritten under another group version is the
       // same incarnation and keeps its children.
       if (head != null && !head.deleted && head.resource.getOwner().getUid().equals(owner.getUid())) {
@@ -330,6 +323,12 @@ public final class ResourceIndex {
       }
     }
     return out;
+  }
+
+  /** The newest entry of {@code key}, or null when the store holds none. */
+  private Entry newest(String key) {
+    Chain chain = heads.get(key);
+    return chain == null ? null : chain.newest;
   }
 
   private void checkRetained(long at) {
@@ -361,11 +360,9 @@ public final class ResourceIndex {
    * the newest entry here; readers that found the chain in either map see the swap.
    */
   private static final class Chain {
-    final String key;
     volatile Entry newest;
 
     Chain(Entry newest) {
-      this.key = newest.key;
       this.newest = newest;
     }
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.protobuf.Any;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.StringValue;
+import io.setpoint.api.Resources;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Status;
@@ -29,7 +30,7 @@ class WithVersionTest {
           .as("the fixture sets %s", field.getName()).isTrue();
     }
 
-    Resource copy = ResourceIndex.withVersion(full, "2");
+    Resource copy = Resources.withVersion(full, "2");
 
     assertThat(copy).isEqualTo(full.toBuilder().setVersion("2").build());
   }

@@ -164,7 +164,9 @@ public final class RaftBackend implements Backend, Replication {
               .build();
       server.start();
       client = client(properties, parameters, group, RatisSettings.retryPolicy(config.tuning()));
-      RaftClient forwarder = client(properties, parameters, group, RatisSettings.forwardRetryPolicy(config.tuning()));
+      RaftClient forwarder =
+          client(RatisSettings.forwarding(properties, config.tuning()), parameters, group,
+              RatisSettings.forwardRetryPolicy(config.tuning()));
       RaftBackend backend = new RaftBackend(config, store, leadership, server, client, forwarder, replies);
       forwarded.open(backend.writes, backend::ownEntry);
       return backend;
@@ -421,9 +423,16 @@ public final class RaftBackend implements Backend, Replication {
       last = Math.max(last, outcome.getRevision());
     }
     CompletableFuture<Void> reached = store.applied().reached(last);
-    return reached.isDone()
-        ? CompletableFuture.completedFuture(reply)
-        : reached.thenApplyAsync(done -> reply, replies);
+    if (reached.isDone()) {
+      return CompletableFuture.completedFuture(reply);
+    }
+    // A follower learns that an entry is committed from the leader's next append, and while no
+    // other write comes that is its next heartbeat, up to half an election timeout away: a lone
+    // writer on a follower waited that long for each write. Ratis heartbeats a follower as soon as
+    // it has answered that follower's ReadIndex, so a read barrier (shared with strong reads, at
+    // most one in flight) brings the commit index now. Its outcome does not matter here.
+    reads.await();
+    return reached.thenApplyAsync(done -> reply, replies);
   }
 
   /**

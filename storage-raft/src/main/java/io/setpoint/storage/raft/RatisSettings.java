@@ -111,6 +111,18 @@ final class RatisSettings {
   }
 
   /**
+   * {@code member}'s properties for the client that forwards batches to the leader: one attempt
+   * may take the whole request timeout. A forward that times out is not sent again (see {@link
+   * #forwardRetryPolicy}), so a shorter attempt would only turn a slow commit, say a leader's fsync
+   * stalled for a second on a busy disk, into a write of unknown outcome.
+   */
+  static RaftProperties forwarding(RaftProperties member, RaftTuning t) {
+    RaftProperties p = new RaftProperties(member);
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p, millis(t.requestTimeout()));
+    return p;
+  }
+
+  /**
    * Ratis clients retry forever unless told otherwise; retry for about the request timeout, with a
    * short sleep so a leader change is found quickly.
    */

@@ -149,6 +149,16 @@ final class WriteBatcher implements AutoCloseable {
         .whenComplete((answer, error) -> complete(batch, answer, error));
   }
 
+  /** Whether a batch is submitted and not yet answered. */
+  boolean sending() {
+    lock.lock();
+    try {
+      return inFlight > 0;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   private void release() {
     List<List<Pending>> ready;
     lock.lock();

@@ -67,6 +67,31 @@ class WriteBatcherTest {
   }
 
   @Test
+  void whileABatchIsSettledItKnowsWhetherTheNextOneIsAlreadyOnItsWay() {
+    List<Boolean> sendingWhenSettled = new ArrayList<>();
+    WriteBatcher[] batcher = new WriteBatcher[1];
+    batcher[0] =
+        new WriteBatcher(
+            this::send,
+            reply -> {
+              sendingWhenSettled.add(batcher[0].sending());
+              return CompletableFuture.completedFuture(reply);
+            },
+            100, 1 << 20, 1, Duration.ofMinutes(1));
+    assertThat(batcher[0].sending()).isFalse();
+    batcher[0].submit(op("a"));
+    batcher[0].submit(op("b"));
+    assertThat(batcher[0].sending()).isTrue();
+
+    answer(0, 1);
+    answer(1, 2);
+    assertThat(sendingWhenSettled)
+        .as("the first batch settles with the second sent, the second with nothing left to send")
+        .containsExactly(true, false);
+    assertThat(batcher[0].sending()).isFalse();
+  }
+
+  @Test
   void freeSlotsSendAtOnceAndBatchesRespectTheOpAndByteLimits() {
     int oneOp = op("a").getSerializedSize();
     WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 3, oneOp * 2, 2, Duration.ofMinutes(1));

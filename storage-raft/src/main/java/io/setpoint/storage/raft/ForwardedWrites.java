@@ -61,15 +61,23 @@ final class ForwardedWrites {
             // for this very reply: queued behind that slot, the writes would never be sent.
             return target.ownEntry().apply(forward.getBatch());
           }
-          return collect(target.writes().submitAll(forward.getBatch().getOpsList()));
+          return collect(target.writes(), target.writes().submitAll(forward.getBatch().getOpsList()));
         }, executor)
         .thenCompose(reply -> reply);
   }
 
-  private static CompletableFuture<BatchReply> collect(List<CompletableFuture<Outcome>> outcomes) {
+  /**
+   * The reply once every outcome is in. The last one completes right after the batcher answered
+   * its batch and sent whatever had queued meanwhile, so whether a batch is in flight then tells
+   * whether a newer entry is on its way to the followers. (Exact with one batch in flight, the
+   * default; with more, a batch in flight may have left before this one was committed, and the
+   * member that forwarded it waits for a later append instead.)
+   */
+  private static CompletableFuture<BatchReply> collect(
+      WriteBatcher writes, List<CompletableFuture<Outcome>> outcomes) {
     return CompletableFuture.allOf(outcomes.toArray(CompletableFuture[]::new))
         .thenApply(done -> {
-          BatchReply.Builder reply = BatchReply.newBuilder();
+          BatchReply.Builder reply = BatchReply.newBuilder().setNextEntrySent(writes.sending());
           outcomes.forEach(outcome -> reply.addOutcomes(outcome.join()));
           return reply.build();
         });

@@ -91,6 +91,22 @@ class ForwardedWritesTest {
   }
 
   @Test
+  void aReplyTellsWhetherTheLeaderHasSentANewerEntrySinceTheForwardWasCommitted() {
+    forwarded.open(batcher, this::ownEntry);
+    CompletableFuture<BatchReply> first = forwarded.commit(forward("n2", "a"));
+    batcher.submit(Op.newBuilder().setWrite(resource(id("l1"))).build());
+    answer(0, 1);
+    assertThat(sent).as("the leader's own write left in the next batch").hasSize(2);
+    assertThat(first.join().getNextEntrySent()).isTrue();
+
+    CompletableFuture<BatchReply> second = forwarded.commit(forward("n3", "b"));
+    answer(1, 2);
+    answer(2, 3);
+    assertThat(sent).as("nothing queued behind the forward").hasSize(3);
+    assertThat(second.join().getNextEntrySent()).isFalse();
+  }
+
+  @Test
   void thisMembersOwnForwardIsCommittedAloneRatherThanQueuedBehindTheSlotThatWaitsForIt() {
     forwarded.open(batcher, this::ownEntry);
     batcher.submit(Op.newBuilder().setWrite(resource(id("in-flight"))).build());

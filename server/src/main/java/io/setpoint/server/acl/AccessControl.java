@@ -43,12 +43,12 @@ public final class AccessControl implements AutoCloseable {
   public static AccessControl enabled(Backend backend, ResourceHandler handler, Clock clock) {
     AclView view = AclView.start(backend, SYNC_TIMEOUT);
     log.info("ACLs on: every request needs a token (the first comes from 'setpoint acl bootstrap')");
-    return new AccessControl(view, new AclGrpcService(handler, backend, clock, true));
+    return new AccessControl(view, new AclGrpcService(handler, backend, clock, view));
   }
 
   /** ACLs off: everyone may do everything, and the {@code AclService} refuses to create tokens. */
   public static AccessControl disabled(Backend backend, ResourceHandler handler, Clock clock) {
-    return new AccessControl(null, new AclGrpcService(handler, backend, clock, false));
+    return new AccessControl(null, new AclGrpcService(handler, backend, clock, null));
   }
 
   /** Whether requests are checked. */

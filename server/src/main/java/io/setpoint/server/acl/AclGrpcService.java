@@ -34,6 +34,7 @@ import io.setpoint.storage.Consistency;
 import io.setpoint.storage.StorageException;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
@@ -50,19 +51,24 @@ final class AclGrpcService extends AclServiceGrpc.AclServiceImplBase {
   private static final Logger log = LoggerFactory.getLogger(AclGrpcService.class);
   /** The server's own identity: bootstrap has no caller to act for. */
   private static final Authorizer SERVER = Authorizer.allowAll();
+  private static final Duration TOKEN_VISIBLE = Duration.ofSeconds(10);
 
   private final ResourceHandler handler;
   private final Backend backend;
   private final Clock clock;
-  private final boolean enabled;
+  /** Null on an agent without ACLs. */
+  private final AclView view;
   private final UlidFactory ulids;
 
-  /** @param enabled false on an agent without ACLs: every call then fails with FAILED_PRECONDITION */
-  AclGrpcService(ResourceHandler handler, Backend backend, Clock clock, boolean enabled) {
+  /**
+   * @param view the agent's tokens and policies; null on an agent without ACLs, where every call
+   *     fails with FAILED_PRECONDITION
+   */
+  AclGrpcService(ResourceHandler handler, Backend backend, Clock clock, AclView view) {
     this.handler = handler;
     this.backend = backend;
     this.clock = clock;
-    this.enabled = enabled;
+    this.view = view;
     this.ulids = UlidFactory.newMonotonicInstance(new SecureRandom(), clock::millis);
   }
 
@@ -110,6 +116,7 @@ final class AclGrpcService extends AclServiceGrpc.AclServiceImplBase {
       throw Status.ABORTED.withDescription("a concurrent bootstrap raced this one; retry").asRuntimeException();
     }
     log.info("ACLs bootstrapped: management token {} created", token.getId().getName());
+    awaitUsable(token, secret);
     return BootstrapResponse.newBuilder().setSecret(secret).setToken(token).build();
   }
 
@@ -146,11 +153,28 @@ final class AclGrpcService extends AclServiceGrpc.AclServiceImplBase {
     }
     Resource stored = handler.write(caller, WriteRequest.newBuilder().setResource(token).build()).getResource();
     log.info("ACL token {} created", name);
+    awaitUsable(stored, secret);
     return CreateTokenResponse.newBuilder().setSecret(secret).setToken(stored).build();
   }
 
+  /**
+   * Waits until this agent's view of the tokens has the one just stored, so that a client can use
+   * a token as soon as it has been given one. The view follows the store through a watch, which
+   * may not have delivered the token yet. If it still lacks it after the timeout, the secret is
+   * returned anyway: the token is stored, and the secret is shown only once.
+   */
+  private void awaitUsable(Resource token, String secret) {
+    try {
+      if (!view.awaitToken(secret, TOKEN_VISIBLE)) {
+        log.warn("ACL token {} is stored but not yet known to this agent after {}", token.getId().getName(), TOKEN_VISIBLE);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   private void requireEnabled() {
-    if (!enabled) {
+    if (view == null) {
       throw Status.FAILED_PRECONDITION
           .withDescription("ACLs are off on this agent (-dev): there are no tokens to create; start it with ACLs on (-dev -acls)")
           .asRuntimeException();

@@ -66,6 +66,14 @@ final class AclView implements AutoCloseable {
     return (permission, type, tenancy, name) -> allowed(hash, permission, type, name);
   }
 
+  /**
+   * Waits until the token with {@code secret}, just stored, is known here, so that its holder can
+   * use it at once; false if that took longer than {@code timeout}.
+   */
+  boolean awaitToken(String secret, Duration timeout) throws InterruptedException {
+    return tokens.awaitKey(Secrets.hash(secret), timeout);
+  }
+
   private boolean allowed(String hash, Permission permission, Type type, String name) {
     TokenGrant token = tokens.get(hash);
     if (token == null) {

@@ -16,7 +16,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +46,9 @@ final class StoreMirror<T> implements AutoCloseable {
   private final CountDownLatch synced = new CountDownLatch(1);
   private volatile boolean closed;
   private volatile Watch current;
+  /** Signalled whenever a value arrives, for {@link #awaitKey}. */
+  private final ReentrantLock arrivals = new ReentrantLock();
+  private final Condition arrived = arrivals.newCondition();
 
   /**
    * Starts mirroring {@code type}; see {@link #awaitSynced}.
@@ -67,6 +72,26 @@ final class StoreMirror<T> implements AutoCloseable {
   /** Waits until the first snapshot has been copied; false if that took longer than {@code timeout}. */
   boolean awaitSynced(Duration timeout) throws InterruptedException {
     return synced.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Waits until a value is stored under {@code key}: the store has it, but the watch that copies
+   * it here may not have delivered it yet. False if it did not arrive within {@code timeout}.
+   */
+  boolean awaitKey(String key, Duration timeout) throws InterruptedException {
+    long left = timeout.toNanos();
+    arrivals.lock();
+    try {
+      while (!byKey.containsKey(key)) {
+        if (left <= 0) {
+          return false;
+        }
+        left = arrived.awaitNanos(left);
+      }
+      return true;
+    } finally {
+      arrivals.unlock();
+    }
   }
 
   private void run() {
@@ -129,6 +154,12 @@ final class StoreMirror<T> implements AutoCloseable {
       byKey.remove(previous);
     }
     byKey.put(key, value);
+    arrivals.lock();
+    try {
+      arrived.signalAll();
+    } finally {
+      arrivals.unlock();
+    }
   }
 
   private void remove(String name) {

@@ -51,6 +51,7 @@ final class AclGrpcService extends AclServiceGrpc.AclServiceImplBase {
   private static final Logger log = LoggerFactory.getLogger(AclGrpcService.class);
   /** The server's own identity: bootstrap has no caller to act for. */
   private static final Authorizer SERVER = Authorizer.allowAll();
+  /** How long a new token's secret is held back while this agent's view catches up. */
   private static final Duration TOKEN_VISIBLE = Duration.ofSeconds(10);
 
   private final ResourceHandler handler;

@@ -1,20 +1,22 @@
-package io.setpoint.storage.engine;
+package io.setpoint.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.Any;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.StringValue;
-import io.setpoint.api.Resources;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Status;
 import org.junit.jupiter.api.Test;
 
-/** The store's field-by-field copy must keep every field of a resource but its version. */
-class WithVersionTest {
+/**
+ * {@link Resources#withVersion}, the store's field-by-field copy of every write, must keep every
+ * field of a resource but its version.
+ */
+class ResourcesTest {
   @Test
-  void keepsEveryFieldOfAResourceButTheVersion() {
+  void withVersionKeepsEveryFieldOfAResourceButTheVersion() {
     Resource full = Resource.newBuilder()
         .setId(ID.newBuilder().setName("n").setUid("01JCZZZZZZZZZZZZZZZZZZZZZZ"))
         .setOwner(ID.newBuilder().setName("o"))

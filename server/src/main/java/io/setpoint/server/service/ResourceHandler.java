@@ -61,6 +61,8 @@ import java.util.concurrent.Executor;
 public final class ResourceHandler {
   /** How often a blind write retries its own compare-and-swap before giving up. */
   static final int BLIND_WRITE_ATTEMPTS = 16;
+  /** Stands for a stored value in an error message to a caller that may not read the resource. */
+  static final String HIDDEN = "<shown only with read permission>";
 
   private final Registry registry;
   private final Backend backend;
@@ -68,6 +70,7 @@ public final class ResourceHandler {
   private final Clock clock;
   private final UlidFactory ulids;
   private final ServiceLimits limits;
+  private final PageTokens pageTokens;
 
   public ResourceHandler(Registry registry, Backend backend, Clock clock, ServiceLimits limits) {
     this.registry = registry;
@@ -77,6 +80,7 @@ public final class ResourceHandler {
     // Random bits from a secure source; the timestamp part from the injected clock.
     this.ulids = UlidFactory.newMonotonicInstance(new SecureRandom(), clock::millis);
     this.limits = limits;
+    this.pageTokens = new PageTokens(backend);
   }
 
   public ReadResponse read(Authorizer authz, ReadRequest req) {
@@ -86,9 +90,8 @@ public final class ResourceHandler {
     try {
       resource = backend.read(consistency(req.getConsistent()), id);
     } catch (StorageException e) {
-      if (e.reason() == StorageException.Reason.NOT_FOUND) {
-        reg.acls().read().check(authz, id, null);
-      }
+      // Not found, or stored under another group version: either tells whether the name exists.
+      reg.acls().read().check(authz, id, null);
       throw e;
     }
     reg.acls().read().check(authz, id, resource);
@@ -124,10 +127,10 @@ public final class ResourceHandler {
       existing = readForWrite(input.getId(), Consistency.EVENTUAL);
       if (existing == null && input.hasOwner()) {
         // A create under an owner checks the owner with a linearizable read first.
-        return CompletableFuture.supplyAsync(() -> nextFromLocalState(existing, input), blocking)
-            .thenCompose(next -> store(input, existing, next, blocking));
+        return CompletableFuture.supplyAsync(() -> nextFromLocalState(authz, existing, input), blocking)
+            .thenCompose(next -> store(authz, input, existing, next, blocking));
       }
-      return store(input, existing, nextFromLocalState(existing, input), blocking);
+      return store(authz, input, existing, nextFromLocalState(authz, existing, input), blocking);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -138,9 +141,10 @@ public final class ResourceHandler {
    * compare-and-swap; decides from a linearizable read instead when there is no {@code next} or the
    * swap loses to a newer version.
    */
-  private CompletableFuture<WriteResponse> store(Resource input, Resource existing, Resource next, Executor blocking) {
+  private CompletableFuture<WriteResponse> store(
+      Authorizer authz, Resource input, Resource existing, Resource next, Executor blocking) {
     if (next == null) {
-      return fromLinearizableRead(input, blocking);
+      return fromLinearizableRead(authz, input, blocking);
     }
     return backend.writeCasAsync(next)
         .handle((stored, failure) -> {
@@ -151,15 +155,15 @@ public final class ResourceHandler {
           }
           Throwable cause = Errors.unwrapped(failure);
           if (cause instanceof StorageException e && lostRace(e)) {
-            return fromLinearizableRead(input, blocking);
+            return fromLinearizableRead(authz, input, blocking);
           }
           return CompletableFuture.<WriteResponse>failedFuture(cause);
         })
         .thenCompose(response -> response);
   }
 
-  private CompletableFuture<WriteResponse> fromLinearizableRead(Resource input, Executor blocking) {
-    return CompletableFuture.supplyAsync(() -> response(writeFromLinearizableRead(input)), blocking);
+  private CompletableFuture<WriteResponse> fromLinearizableRead(Authorizer authz, Resource input, Executor blocking) {
+    return CompletableFuture.supplyAsync(() -> response(writeFromLinearizableRead(authz, input)), blocking);
   }
 
   private static WriteResponse response(Resource stored) {
@@ -167,12 +171,12 @@ public final class ResourceHandler {
   }
 
   /** The write decided from a linearizable read of the resource it replaces. */
-  private Resource writeFromLinearizableRead(Resource input) {
+  private Resource writeFromLinearizableRead(Authorizer authz, Resource input) {
     ID id = input.getId();
     boolean blind = input.getVersion().isEmpty();
     for (int attempt = 1; attempt <= (blind ? BLIND_WRITE_ATTEMPTS : 1); attempt++) {
       Resource existing = readForWrite(id);
-      Resource next = existing == null ? create(input) : update(existing, input);
+      Resource next = existing == null ? create(authz, input) : update(authz, existing, input);
       if (next == existing) {
         if (finalized(existing)) {
           remove(existing, existing.getVersion()); // a write that raced the last finalizer's removal
@@ -183,7 +187,7 @@ public final class ResourceHandler {
         return afterStore(existing, backend.writeCas(next));
       } catch (StorageException e) {
         if (!blind || !lostRace(e)) {
-          throw e;
+          throw concealed(authz, existing, e);
         }
       }
     }
@@ -195,10 +199,10 @@ public final class ResourceHandler {
    * What to store over {@code existing} (this member's applied state), or {@code null} when that
    * state alone would decide the answer: a conflict, a no-op, an error about the stored resource.
    */
-  private Resource nextFromLocalState(Resource existing, Resource input) {
+  private Resource nextFromLocalState(Authorizer authz, Resource existing, Resource input) {
     Resource next;
     try {
-      next = existing == null ? create(input) : update(existing, input);
+      next = existing == null ? create(authz, input) : update(authz, existing, input);
     } catch (StatusRuntimeException | ValidationException e) {
       return null;
     }
@@ -233,7 +237,7 @@ public final class ResourceHandler {
     return e.reason() == StorageException.Reason.CAS_FAILURE || e.reason() == StorageException.Reason.WRONG_UID;
   }
 
-  private Resource create(Resource input) {
+  private Resource create(Authorizer authz, Resource input) {
     if (!input.getId().getUid().isEmpty()) {
       throw Errors.notFound(Ids.format(input.getId()) + " not found: no incarnation with that uid exists");
     }
@@ -247,7 +251,7 @@ public final class ResourceHandler {
       throw deletionTimestampIsServerOwned();
     }
     if (input.hasOwner()) {
-      checkOwnerExists(input.getOwner());
+      checkOwnerExists(authz, input.getOwner());
     }
     String uid = ulids.create().toString();
     return input.toBuilder()
@@ -257,22 +261,22 @@ public final class ResourceHandler {
   }
 
   /** The resource to store over {@code existing}, or {@code existing} itself for a no-op. */
-  private Resource update(Resource existing, Resource input) {
+  private Resource update(Authorizer authz, Resource existing, Resource input) {
     String storedUid = existing.getId().getUid();
     if (!input.getId().getUid().isEmpty() && !input.getId().getUid().equals(storedUid)) {
-      throw Errors.failedPrecondition(
-          "resource.id.uid " + input.getId().getUid() + " does not match the stored incarnation " + storedUid);
+      throw Errors.failedPrecondition("resource.id.uid " + input.getId().getUid()
+          + " does not match the stored incarnation " + shown(authz, existing, storedUid));
     }
     if (!input.getVersion().isEmpty() && !input.getVersion().equals(existing.getVersion())) {
-      throw Errors.aborted(
-          "resource.version " + input.getVersion() + " does not match the stored version " + existing.getVersion());
+      throw Errors.aborted("resource.version " + input.getVersion()
+          + " does not match the stored version " + shown(authz, existing, existing.getVersion()));
     }
     if (!input.getOwner().equals(existing.getOwner())) {
       throw ValidationException.of(
           "resource.owner",
           "immutable",
           "cannot change after create (stored: "
-              + (existing.hasOwner() ? Ids.format(existing.getOwner()) : "none")
+              + shown(authz, existing, existing.hasOwner() ? Ids.format(existing.getOwner()) : "none")
               + ")");
     }
     if (input.getStatusCount() > 0 && !input.getStatusMap().equals(existing.getStatusMap())) {
@@ -322,15 +326,23 @@ public final class ResourceHandler {
     }
   }
 
-  private void checkOwnerExists(ID owner) {
+  /**
+   * Naming an owner needs read permission on it, asked before its existence is told: else a token
+   * that may write one type could probe for names and uids of any other.
+   */
+  private void checkOwnerExists(Authorizer authz, ID owner) {
+    AclHooks.Read mayRead = registration(owner).acls().read();
+    Resource found;
     try {
-      backend.read(Consistency.STRONG, owner);
+      found = backend.read(Consistency.STRONG, owner);
     } catch (StorageException e) {
+      mayRead.check(authz, owner, null);
       if (e.reason() == StorageException.Reason.NOT_FOUND) {
         throw ValidationException.of("resource.owner", "exists", Ids.format(owner) + " does not exist");
       }
       throw e;
     }
+    mayRead.check(authz, owner, found);
   }
 
   public WriteStatusResponse writeStatus(Authorizer authz, WriteStatusRequest req) {
@@ -342,7 +354,10 @@ public final class ResourceHandler {
     Registration<?> reg = registration(id);
     boolean blind = req.getVersion().isEmpty();
     for (int attempt = 1; attempt <= (blind ? BLIND_WRITE_ATTEMPTS : 1); attempt++) {
-      Resource existing = readForWrite(id);
+      Resource existing = authorizedForWrite(authz, reg, id);
+      // It answers with the whole resource, so it needs read as well as write, asked before
+      // anything about the stored resource (whether it exists, its uid) is told.
+      reg.acls().read().check(authz, id, existing);
       if (existing == null) {
         throw Errors.notFound(Ids.format(id) + " not found");
       }
@@ -350,7 +365,6 @@ public final class ResourceHandler {
         throw Errors.failedPrecondition(
             "id.uid " + id.getUid() + " does not match the stored incarnation " + existing.getId().getUid());
       }
-      reg.acls().write().check(authz, existing);
       if (!blind && !req.getVersion().equals(existing.getVersion())) {
         throw Errors.aborted("version " + req.getVersion() + " does not match the stored version " + existing.getVersion());
       }
@@ -404,11 +418,12 @@ public final class ResourceHandler {
     v.throwIfAny();
     reg.acls().list().check(authz, req.getType(), tenancy);
     int pageSize = req.getPageSize() == 0 ? limits.defaultPageSize() : req.getPageSize();
+    String token = pageTokens.open(req.getPageToken(), req.getType(), tenancy, req.getNamePrefix());
     Page page = backend.list(
-        consistency(req.getConsistent()), req.getType(), tenancy, req.getNamePrefix(), pageSize, req.getPageToken());
+        consistency(req.getConsistent()), req.getType(), tenancy, req.getNamePrefix(), pageSize, token);
     return ListResponse.newBuilder()
         .addAllResources(readable(authz, reg, page.resources()))
-        .setNextPageToken(page.nextPageToken())
+        .setNextPageToken(pageTokens.seal(page.nextPageToken(), req.getType(), tenancy, req.getNamePrefix()))
         .setRevision(page.revision())
         .build();
   }
@@ -432,21 +447,63 @@ public final class ResourceHandler {
     RequestValidator.version(v, "version", req.getVersion());
     v.throwIfAny();
     Registration<?> reg = registration(id);
-    Resource existing = readForWrite(id);
+    Resource existing = authorizedForWrite(authz, reg, id);
     if (existing == null || (!id.getUid().isEmpty() && !id.getUid().equals(existing.getId().getUid()))) {
-      reg.acls().write().check(authz, Resource.newBuilder().setId(id).build());
       return DeleteResponse.getDefaultInstance();
     }
-    reg.acls().write().check(authz, existing);
     if (!req.getVersion().isEmpty() && !req.getVersion().equals(existing.getVersion())) {
-      throw Errors.aborted("version " + req.getVersion() + " does not match the stored version " + existing.getVersion());
+      throw Errors.aborted("version " + req.getVersion()
+          + " does not match the stored version " + shown(authz, existing, existing.getVersion()));
     }
-    if (!Finalizers.of(existing).isEmpty()) {
-      markForDeletion(existing, req.getVersion());
-    } else {
-      remove(existing, req.getVersion());
+    try {
+      if (!Finalizers.of(existing).isEmpty()) {
+        markForDeletion(existing, req.getVersion());
+      } else {
+        remove(existing, req.getVersion());
+      }
+    } catch (StorageException e) {
+      throw concealed(authz, existing, e);
     }
     return DeleteResponse.getDefaultInstance();
+  }
+
+  /**
+   * The stored resource named by {@code id} (any incarnation), or null, once the caller has been
+   * found allowed to write it: nothing about it, not even whether it exists, is told before.
+   */
+  private Resource authorizedForWrite(Authorizer authz, Registration<?> reg, ID id) {
+    Resource existing;
+    try {
+      existing = readForWrite(id);
+    } catch (StorageException e) {
+      reg.acls().write().check(authz, Resource.newBuilder().setId(id).build());
+      throw e;
+    }
+    reg.acls().write().check(authz, existing != null ? existing : Resource.newBuilder().setId(id).build());
+    return existing;
+  }
+
+  /**
+   * {@code value}, a field of the stored resource, for an error message: shown only to a caller
+   * that may read {@code stored}. A write-only caller gets the same code and a message naming the
+   * field and rule, not the value.
+   */
+  private String shown(Authorizer authz, Resource stored, String value) {
+    return canRead(authz, registration(stored.getId()), stored) ? value : HIDDEN;
+  }
+
+  /** A compare-and-swap the store refused, told without the stored version or uid to non-readers. */
+  private StorageException concealed(Authorizer authz, Resource existing, StorageException e) {
+    if (existing != null && canRead(authz, registration(existing.getId()), existing)) {
+      return e;
+    }
+    return switch (e.reason()) {
+      case CAS_FAILURE -> new StorageException(e.reason(),
+          "version does not match the stored version " + HIDDEN + " (it changed meanwhile)");
+      case WRONG_UID -> new StorageException(e.reason(),
+          "the resource exists with another uid " + HIDDEN);
+      default -> e;
+    };
   }
 
   /** Deletes {@code existing}, leaving a tombstone first when it owns resources. */

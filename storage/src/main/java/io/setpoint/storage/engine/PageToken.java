@@ -4,7 +4,10 @@ import io.setpoint.storage.StorageException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
-/** The opaque continuation of a listing: the revision it reads at and the last key returned. */
+/**
+ * The continuation of a listing: the revision it reads at and the last key returned. It names the
+ * key in clear, so the server seals it before a client sees it (the server's PageTokens).
+ */
 record PageToken(long revision, String lastKey) {
   String encode() {
     String raw = revision + ":" + lastKey;

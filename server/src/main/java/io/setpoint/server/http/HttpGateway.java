@@ -11,6 +11,7 @@ import com.linecorp.armeria.server.HttpService;
 import com.linecorp.armeria.server.ServiceBindingBuilder;
 import com.linecorp.armeria.server.ServiceRequestContext;
 import io.grpc.Status;
+import io.setpoint.api.Echo;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.DeleteRequest;
 import io.setpoint.api.v1.ID;
@@ -133,7 +134,7 @@ public final class HttpGateway implements HttpService {
       return Json.response(HttpStatus.OK, openApi);
     }
     if (segments.size() < 3) {
-      throw HttpProblem.notFound("no route " + ctx.path() + "; see GET /api/openapi.json");
+      throw HttpProblem.notFound("no route " + Echo.quote(ctx.path()) + "; see GET /api/openapi.json");
     }
     Registration<?> reg = registration(segments);
     Type type = reg.type();
@@ -174,7 +175,7 @@ public final class HttpGateway implements HttpService {
           .setVersion(q.string("version"))
           .build()).getResource());
     }
-    throw HttpProblem.notFound("no route " + ctx.path() + "; see GET /api/openapi.json");
+    throw HttpProblem.notFound("no route " + Echo.quote(ctx.path()) + "; see GET /api/openapi.json");
   }
 
   private HttpResponse list(ServiceRequestContext ctx, AggregatedHttpRequest req, Authorizer authz, Type type) {
@@ -234,7 +235,7 @@ public final class HttpGateway implements HttpService {
   /** What the URL says, or else the body; a violation when both say different things. */
   private static String agree(Violations v, String field, String fromBody, String fromUrl) {
     if (!fromBody.isEmpty() && !fromUrl.isEmpty() && !fromBody.equals(fromUrl)) {
-      v.add(field, "url", "\"" + fromBody + "\" contradicts \"" + fromUrl + "\" from the URL; leave it out or make them agree");
+      v.add(field, "url", Echo.quote(fromBody) + " contradicts " + Echo.quote(fromUrl) + " from the URL; leave it out or make them agree");
     }
     return fromUrl.isEmpty() ? fromBody : fromUrl;
   }
@@ -242,7 +243,7 @@ public final class HttpGateway implements HttpService {
   private Registration<?> registration(List<String> segments) {
     Type type = Types.of(segments.get(0), segments.get(1), segments.get(2));
     return registry.resolve(type).filter(Registration::http).orElseThrow(() -> HttpProblem.notFound(
-        "unknown type " + Types.format(type) + ": this server serves no such type over HTTP; GET /api/types lists those it does"));
+        "unknown type " + Echo.bounded(Types.format(type), Echo.MAX_ECHO) + ": this server serves no such type over HTTP; GET /api/types lists those it does"));
   }
 
   private static ID id(Type type, String name, Query q) {
@@ -261,7 +262,7 @@ public final class HttpGateway implements HttpService {
     try {
       return Long.parseUnsignedLong(value.trim());
     } catch (NumberFormatException e) {
-      throw ValidationException.of("Last-Event-ID", "revision", "\"" + value + "\" must be the id of an event of an earlier watch (a store revision)");
+      throw ValidationException.of("Last-Event-ID", "revision", Echo.quote(value) + " must be the id of an event of an earlier watch (a store revision)");
     }
   }
 
@@ -299,7 +300,7 @@ public final class HttpGateway implements HttpService {
     List<String> out = new ArrayList<>();
     for (String segment : rest.split("/", -1)) {
       if (segment.isEmpty()) {
-        throw HttpProblem.notFound("no route " + path + ": empty path segment; see GET /api/openapi.json");
+        throw HttpProblem.notFound("no route " + Echo.quote(path) + ": empty path segment; see GET /api/openapi.json");
       }
       out.add(URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8));
     }

@@ -185,7 +185,7 @@ final class JsonErrors {
   }
 
   private static ObjectNode body(Status.Code code, String message) {
-    return Json.object().put("code", code.name()).put("message", message);
+    return Json.object().put("code", code.name()).put("message", Errors.bounded(message));
   }
 
   private static <T extends com.google.protobuf.Message> T unpack(Any any, Class<T> type) {

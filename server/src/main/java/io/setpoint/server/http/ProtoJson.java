@@ -11,6 +11,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.MessageOrBuilder;
 import com.google.protobuf.util.JsonFormat;
+import io.setpoint.api.Echo;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Status;
@@ -133,7 +134,7 @@ final class ProtoJson {
     if (given != null) {
       String url = given.isTextual() ? given.asText() : given.toString();
       if (!url.substring(url.lastIndexOf('/') + 1).equals(reg.dataMessageName())) {
-        throw ValidationException.of("resource.data", "data-type", "@type " + url + " does not match "
+        throw ValidationException.of("resource.data", "data-type", "@type " + Echo.quote(url) + " does not match "
             + Types.format(reg.type()) + " (from the path), whose data is " + reg.dataMessageName()
             + "; leave @type out");
       }
@@ -174,8 +175,7 @@ final class ProtoJson {
       }
       FieldDescriptor field = field(type, key);
       if (field == null) {
-        return ValidationException.of(path + "." + key, "unknown-field",
-            "unknown field \"" + key + "\": " + type.getFullName() + " has " + fieldNames(type));
+        return unknownField(path, key, type);
       }
       String at = path + "." + field.getName();
       if (field.isMapField()) {
@@ -184,7 +184,7 @@ final class ProtoJson {
         }
         FieldDescriptor valueField = field.getMessageType().findFieldByName("value");
         for (Map.Entry<String, JsonNode> e : value.properties()) {
-          ValidationException problem = single(valueField, e.getValue(), at + "[\"" + e.getKey() + "\"]", reg);
+          ValidationException problem = single(valueField, e.getValue(), at + "[" + Echo.quote(e.getKey()) + "]", reg);
           if (problem != null) {
             return problem;
           }
@@ -223,6 +223,11 @@ final class ProtoJson {
     return value instanceof ObjectNode object ? shape(object, inner, at, reg) : wrongKind(at, "an object", value);
   }
 
+  private static ValidationException unknownField(String path, String key, Descriptor type) {
+    return ValidationException.of(path + "." + Echo.bounded(key, Echo.MAX_ECHO), "unknown-field",
+        "unknown field " + Echo.quote(key) + ": " + type.getFullName() + " has " + fieldNames(type));
+  }
+
   private static ValidationException wrongKind(String at, String expected, JsonNode value) {
     return ValidationException.of(at, "json", "must be " + expected + ", not " + kind(value));
   }
@@ -240,8 +245,7 @@ final class ProtoJson {
       }
       FieldDescriptor field = field(type, key);
       if (field == null) {
-        return ValidationException.of(path + "." + key, "unknown-field",
-            "unknown field \"" + key + "\": " + type.getFullName() + " has " + fieldNames(type));
+        return unknownField(path, key, type);
       }
       String at = path + "." + field.getName();
       String problem = problem(type, key, value);

@@ -4,6 +4,7 @@ import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
+import io.setpoint.api.Echo;
 import io.setpoint.api.Finalizers;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.Types;
@@ -48,7 +49,7 @@ final class RequestValidator {
     return registry
         .resolve(type)
         .orElseThrow(
-            () -> ValidationException.of(path, "registered", "unknown type " + Types.format(type)));
+            () -> ValidationException.of(path, "registered", "unknown type " + Echo.bounded(Types.format(type), Echo.MAX_ECHO)));
   }
 
   /**
@@ -176,7 +177,7 @@ final class RequestValidator {
       } else if (e.getKey().equals(Finalizers.KEY)) {
         for (String finalizer : e.getValue().trim().split("\\s+")) {
           if (!finalizer.isEmpty() && !Rules.METADATA_KEY.matcher(finalizer).matches()) {
-            v.key("", e.getKey()).add("finalizer", "\"" + finalizer + "\" must be a name like a metadata key");
+            v.key("", e.getKey()).add("finalizer", Echo.quote(finalizer) + " must be a name like a metadata key");
           }
         }
       }
@@ -198,7 +199,7 @@ final class RequestValidator {
           path,
           "data-type",
           "holds "
-              + (typeUrl.isEmpty() ? "no type_url" : typeUrl)
+              + (typeUrl.isEmpty() ? "no type_url" : Echo.quote(typeUrl))
               + " but "
               + Types.format(reg.type())
               + " needs "
@@ -269,7 +270,7 @@ final class RequestValidator {
     if (rule.matcher(value).matches()) {
       return true;
     }
-    v.add(field, ruleName, "\"" + value + "\" must be " + what);
+    v.add(field, ruleName, Echo.quote(value) + " must be " + what);
     return false;
   }
 }

@@ -32,6 +32,7 @@ import io.setpoint.resource.Violations;
 import io.setpoint.server.service.FilteredWatch;
 import io.setpoint.server.service.ResourceHandler;
 import io.setpoint.server.service.WatchStreamer;
+import io.setpoint.storage.StorageException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -183,8 +184,16 @@ public final class HttpGateway implements HttpService {
     if (q.flag("watch")) {
       q = Query.of(ctx.queryParams(), WATCH);
       long since = lastEventId(req);
-      FilteredWatch watch = handler.watchList(authz, WatchListRequest.newBuilder()
-          .setType(type).setTenancy(tenancy(q)).setNamePrefix(q.string("name_prefix")).setSinceRevision(since).build());
+      FilteredWatch watch;
+      try {
+        watch = handler.watchList(authz, WatchListRequest.newBuilder()
+            .setType(type).setTenancy(tenancy(q)).setNamePrefix(q.string("name_prefix")).setSinceRevision(since).build());
+      } catch (StorageException e) {
+        if (e.reason() == StorageException.Reason.FUTURE_REVISION) {
+          throw ValidationException.of("Last-Event-ID", "revision", e.getMessage());
+        }
+        throw e;
+      }
       SseWatch sse = new SseWatch(json, since == 0);
       streamer.stream(watch, sse);
       return sse.response();

@@ -96,12 +96,16 @@ public final class Errors {
       // Only List takes a page token: name the field, as for any other invalid argument.
       return invalidArgument(ValidationException.of("page_token", "page-token", e.getMessage()));
     }
+    if (e.reason() == StorageException.Reason.FUTURE_REVISION) {
+      // Only WatchList resumes from a revision (the HTTP gateway names its Last-Event-ID instead).
+      return invalidArgument(ValidationException.of("since_revision", "revision", e.getMessage()));
+    }
     Status status =
         switch (e.reason()) {
           case NOT_FOUND -> Status.NOT_FOUND;
           case CAS_FAILURE -> Status.ABORTED;
           case WRONG_UID -> Status.FAILED_PRECONDITION;
-          case GROUP_VERSION_MISMATCH, BAD_PAGE_TOKEN -> Status.INVALID_ARGUMENT;
+          case GROUP_VERSION_MISMATCH, BAD_PAGE_TOKEN, FUTURE_REVISION -> Status.INVALID_ARGUMENT;
           case COMPACTED -> Status.OUT_OF_RANGE;
           case WATCH_CLOSED, UNAVAILABLE -> Status.UNAVAILABLE;
         };

@@ -312,6 +312,12 @@ class HttpBadInputTest {
         new Case("watch with a page size", get(ARTISTS + "?watch=true&page_size=10"), 400, "INVALID_ARGUMENT", "page_size", null),
         new Case("watch with a Last-Event-ID that is no revision", get(ARTISTS + "?watch=true", Map.of("Last-Event-ID", "yesterday")),
             400, "INVALID_ARGUMENT", "Last-Event-ID", null),
+        new Case("watch from a Last-Event-ID the store has not reached", get(ARTISTS + "?watch=true", Map.of("Last-Event-ID", "1000000")),
+            400, "INVALID_ARGUMENT", "Last-Event-ID", "revision 1000000 is ahead of this store, which is at revision"),
+        new Case("watch from Last-Event-ID 2^64-1", get(ARTISTS + "?watch=true", Map.of("Last-Event-ID", "18446744073709551615")),
+            400, "INVALID_ARGUMENT", "Last-Event-ID", "revision 18446744073709551615 is ahead"),
+        new Case("watch from a Last-Event-ID beyond 2^64-1", get(ARTISTS + "?watch=true", Map.of("Last-Event-ID", "18446744073709551616")),
+            400, "INVALID_ARGUMENT", "Last-Event-ID", "store revision"),
         new Case("watch=maybe", get(ARTISTS + "?watch=maybe"), 400, "INVALID_ARGUMENT", "watch", null));
   }
 }

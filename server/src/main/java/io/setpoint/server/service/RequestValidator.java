@@ -184,9 +184,14 @@ final class RequestValidator {
     }
   }
 
+  /** The prefix of every stored {@code Any}'s type URL, as {@code Any.pack} writes it. */
+  static final String TYPE_URL_PREFIX = "type.googleapis.com/";
+
   /**
    * Checks that {@code data} holds the type's registered message, parses, and returns it encoded
-   * deterministically, so equal data always has equal bytes.
+   * deterministically, so equal data always has equal bytes. Its type URL is stored as {@code
+   * type.googleapis.com/} and the message name, whatever prefix the client chose: Setpoint resolves
+   * no type URLs, and a prefix kept as given would be a second, unbounded name for the same type.
    */
   static Any data(String path, Registration<?> reg, boolean present, Any data) {
     if (!present) {
@@ -209,7 +214,10 @@ final class RequestValidator {
       Message message = reg.defaultInstance().getParserForType().parseFrom(data.getValue());
       ByteString canonical = Canonical.bytes(message);
       // Most clients encode canonically already; keep their Any rather than copy the resource.
-      return canonical.equals(data.getValue()) ? data : Any.newBuilder().setTypeUrl(typeUrl).setValue(canonical).build();
+      String canonicalUrl = TYPE_URL_PREFIX + messageName;
+      return canonical.equals(data.getValue()) && canonicalUrl.equals(typeUrl)
+          ? data
+          : Any.newBuilder().setTypeUrl(canonicalUrl).setValue(canonical).build();
     } catch (InvalidProtocolBufferException e) {
       throw ValidationException.of(path, "decodable", "cannot be decoded as " + reg.dataMessageName() + ": " + e.getMessage());
     }

@@ -309,6 +309,7 @@ public final class Agent implements AutoCloseable {
               // leave in one flush per connection, at the end of the event-loop task.
               .childChannelPipelineCustomizer(p -> p.addFirst(new FlushConsolidationHandler(256, true)))
               .gracefulShutdownTimeout(Duration.ZERO, Duration.ofSeconds(5))
+              .errorHandler(HttpGateway.serverErrorHandler())
               .service(grpc)
               .withRoute(gateway::bind)
               .service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,

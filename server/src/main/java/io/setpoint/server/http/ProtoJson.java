@@ -53,9 +53,15 @@ final class ProtoJson {
     if (body.length == 0) {
       throw ValidationException.of(path, "required", "the request body must be a JSON object");
     }
+    String text;
+    try {
+      text = Utf8.decode(body);
+    } catch (IllegalArgumentException e) {
+      throw ValidationException.of(path, "utf-8", "the request body is " + e.getMessage());
+    }
     JsonNode node;
     try {
-      node = Json.MAPPER.readTree(body);
+      node = Json.MAPPER.readTree(text);
     } catch (JsonProcessingException e) {
       throw ValidationException.of(path, "json", "the request body is not valid JSON: " + e.getOriginalMessage()
           + (e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")"));
@@ -65,7 +71,31 @@ final class ProtoJson {
     if (!(node instanceof ObjectNode object)) {
       throw ValidationException.of(path, "json", "the request body must be a JSON object, not " + kind(node));
     }
+    checkSurrogates(object, path);
     return object;
+  }
+
+  /**
+   * Refuses a string or key holding half a surrogate pair (a JSON escape such as {@code \ud800}
+   * can write one): it is no Unicode text, and protobuf would store it as {@code ?}.
+   */
+  private static void checkSurrogates(JsonNode node, String path) {
+    if (node.isTextual() && Utf8.loneSurrogate(node.asText()) >= 0) {
+      throw ValidationException.of(path, "utf-8", "holds a lone surrogate at character "
+          + Utf8.loneSurrogate(node.asText()) + ": strings must be Unicode text (a JSON \\u escape of half a pair is not)");
+    }
+    if (node instanceof ArrayNode items) {
+      for (int i = 0; i < items.size(); i++) {
+        checkSurrogates(items.get(i), path + "[" + i + "]");
+      }
+    } else if (node instanceof ObjectNode object) {
+      for (Map.Entry<String, JsonNode> e : object.properties()) {
+        if (Utf8.loneSurrogate(e.getKey()) >= 0) {
+          throw ValidationException.of(path, "utf-8", "a key holds a lone surrogate: keys must be Unicode text");
+        }
+        checkSurrogates(e.getValue(), path + "." + Echo.bounded(e.getKey(), Echo.MAX_ECHO));
+      }
+    }
   }
 
   /** The resource a write's body describes, its data read as {@code reg}'s message. */

@@ -28,12 +28,12 @@ public final class Types {
     String[] parts = text.split("\\.", -1);
     if (parts.length != 3) {
       throw new IllegalArgumentException(
-          "type \"" + text + "\" must be written group.version.Kind, e.g. demo.v2.Artist");
+          "type " + Echo.quote(text) + " must be written group.version.Kind, e.g. demo.v2.Artist");
     }
     Type type = of(parts[0], parts[1], parts[2]);
     String problem = problem(type);
     if (problem != null) {
-      throw new IllegalArgumentException("type \"" + text + "\": " + problem);
+      throw new IllegalArgumentException("type " + Echo.quote(text) + ": " + problem);
     }
     return type;
   }
@@ -44,13 +44,13 @@ public final class Types {
    */
   public static String problem(Type type) {
     if (!GROUP.matcher(type.getGroup()).matches()) {
-      return "group \"" + type.getGroup() + "\" must match " + GROUP.pattern();
+      return "group " + Echo.quote(type.getGroup()) + " must match " + GROUP.pattern();
     }
     if (!GROUP_VERSION.matcher(type.getGroupVersion()).matches()) {
-      return "group_version \"" + type.getGroupVersion() + "\" must match " + GROUP_VERSION.pattern();
+      return "group_version " + Echo.quote(type.getGroupVersion()) + " must match " + GROUP_VERSION.pattern();
     }
     if (!KIND.matcher(type.getKind()).matches()) {
-      return "kind \"" + type.getKind() + "\" must match " + KIND.pattern();
+      return "kind " + Echo.quote(type.getKind()) + " must match " + KIND.pattern();
     }
     return null;
   }

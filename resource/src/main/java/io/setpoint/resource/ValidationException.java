@@ -5,9 +5,13 @@ import java.util.stream.Collectors;
 
 /**
  * A request broke one or more rules. The service answers it with {@code INVALID_ARGUMENT} and the
- * violations, so the message a client sees names every field and rule.
+ * violations, so the message a client sees names every field and rule (the first {@value
+ * #MAX_VIOLATIONS} of them: a request with thousands of bad map entries gets a bounded answer).
  */
 public final class ValidationException extends RuntimeException {
+  /** The most violations kept; the message says how many more there were. */
+  public static final int MAX_VIOLATIONS = 20;
+
   private final List<FieldViolation> violations;
 
   /** At least one violation is required. */
@@ -16,7 +20,7 @@ public final class ValidationException extends RuntimeException {
     if (violations.isEmpty()) {
       throw new IllegalArgumentException("a ValidationException needs at least one violation");
     }
-    this.violations = List.copyOf(violations);
+    this.violations = List.copyOf(violations.subList(0, Math.min(violations.size(), MAX_VIOLATIONS)));
   }
 
   /** A single violation. */
@@ -38,6 +42,8 @@ public final class ValidationException extends RuntimeException {
   }
 
   private static String describe(List<FieldViolation> violations) {
-    return violations.stream().map(FieldViolation::toString).collect(Collectors.joining("; "));
+    String kept = violations.stream().limit(MAX_VIOLATIONS).map(FieldViolation::toString).collect(Collectors.joining("; "));
+    int more = violations.size() - MAX_VIOLATIONS;
+    return more > 0 ? kept + "; and " + more + " more violations" : kept;
   }
 }

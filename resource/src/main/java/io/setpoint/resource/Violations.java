@@ -1,5 +1,6 @@
 package io.setpoint.resource;
 
+import io.setpoint.api.Echo;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -42,7 +43,7 @@ public final class Violations {
 
   /** A view that records under {@code path.name["key"]}, sharing this collector's findings. */
   public Violations key(String name, String key) {
-    return new Violations(join(name) + "[\"" + key + "\"]", found);
+    return new Violations(join(name) + "[" + Echo.quote(key) + "]", found);
   }
 
   /** Records a violation of this path itself. */

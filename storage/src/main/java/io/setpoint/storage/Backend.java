@@ -93,8 +93,9 @@ public interface Backend extends AutoCloseable {
    * A resource rewritten under another group version leaves the watches of its old type as a
    * delete.
    *
+   * @param sinceRevision read unsigned, as the API's {@code uint64} it comes from
    * @throws StorageException {@code COMPACTED} when {@code sinceRevision} is older than the
-   *     retained history
+   *     retained history; {@code FUTURE_REVISION} when it is newer than this store's revision
    */
   Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision);
 

@@ -14,6 +14,8 @@ public final class StorageException extends RuntimeException {
     GROUP_VERSION_MISMATCH,
     /** The revision asked for is older than the retained history: list or watch afresh. */
     COMPACTED,
+    /** A watch resumes from a revision this store has not reached: it never sent that event. */
+    FUTURE_REVISION,
     /** A page token that this listing did not issue. */
     BAD_PAGE_TOKEN,
     /** The backend closed a watch (it fell behind, the backend is closing, state was restored). */

@@ -13,7 +13,9 @@ import io.setpoint.server.acl.AccessControl;
 import io.setpoint.server.acl.AclTypes;
 import io.setpoint.server.operator.OperatorGrpcService;
 import io.setpoint.server.http.HttpGateway;
+import io.grpc.BindableService;
 import io.setpoint.server.service.CallerAuthorizer;
+import io.setpoint.server.service.GrpcFailures;
 import io.setpoint.server.service.ResourceGrpcService;
 import io.setpoint.server.service.ResourceHandler;
 import io.setpoint.server.service.ServiceLimits;
@@ -270,14 +272,15 @@ public final class Agent implements AutoCloseable {
           : AccessControl.disabled(store, handler, clock);
       HttpGateway gateway = new HttpGateway(registry, handler, streamer, access.httpCallers(), maxRequestBytes);
       TypeGrpcService typeService = new TypeGrpcService(registry);
+      BindableService[] services = {resources, typeService, new OperatorGrpcService(replication),
+          access.service(), ProtoReflectionServiceV1.newInstance()};
       GrpcService grpc =
           GrpcService.builder()
-              .addService(resources)
-              .addService(typeService)
-              .addService(new OperatorGrpcService(replication))
-              .addService(access.service())
-              .addService(ProtoReflectionServiceV1.newInstance())
+              .addServices(services)
               .intercept(access.grpcCallers())
+              // Undecodable or oversized requests: INVALID_ARGUMENT and RESOURCE_EXHAUSTED with a
+              // message, not grpc-java's INTERNAL and Armeria's bare UNKNOWN.
+              .exceptionHandler(GrpcFailures.of(maxRequestBytes, services))
               // Binary protobuf only: JSON is the HTTP gateway's job, with the canonical mapping.
               .supportedSerializationFormats(GrpcSerializationFormats.PROTO)
               // Methods that wait on the store are @Blocking; the rest (a write while it
@@ -306,6 +309,7 @@ public final class Agent implements AutoCloseable {
               // leave in one flush per connection, at the end of the event-loop task.
               .childChannelPipelineCustomizer(p -> p.addFirst(new FlushConsolidationHandler(256, true)))
               .gracefulShutdownTimeout(Duration.ZERO, Duration.ofSeconds(5))
+              .errorHandler(HttpGateway.serverErrorHandler())
               .service(grpc)
               .withRoute(gateway::bind)
               .service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,

@@ -2,15 +2,18 @@ package io.setpoint.server.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.linecorp.armeria.common.AggregatedHttpRequest;
+import com.linecorp.armeria.common.HttpHeaderNames;
 import com.linecorp.armeria.common.HttpMethod;
 import com.linecorp.armeria.common.HttpRequest;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.server.HttpService;
+import com.linecorp.armeria.server.ServerErrorHandler;
 import com.linecorp.armeria.server.ServiceBindingBuilder;
 import com.linecorp.armeria.server.ServiceRequestContext;
 import io.grpc.Status;
+import io.setpoint.api.Echo;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.DeleteRequest;
 import io.setpoint.api.v1.ID;
@@ -31,7 +34,7 @@ import io.setpoint.resource.Violations;
 import io.setpoint.server.service.FilteredWatch;
 import io.setpoint.server.service.ResourceHandler;
 import io.setpoint.server.service.WatchStreamer;
-import java.net.URLDecoder;
+import io.setpoint.storage.StorageException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,6 +77,8 @@ public final class HttpGateway implements HttpService {
   private static final Set<String> READ = Set.of("partition", "namespace", "uid", "consistent");
   private static final Set<String> WRITE = Set.of("partition", "namespace", "uid", "version");
   private static final Set<String> OWNED = Set.of("partition", "namespace", "uid");
+  /** What the first path segments after {@code /api/} are, for errors about them. */
+  private static final List<String> SEGMENT_FIELDS = List.of("group", "group_version", "kind", "name");
 
   private final Registry registry;
   private final ResourceHandler handler;
@@ -111,6 +116,15 @@ public final class HttpGateway implements HttpService {
         .build(this);
   }
 
+  /**
+   * JSON error bodies, like the gateway's, for what the server answers before any route or service
+   * (a path that does not decode, a URI over the length limit, no such path, a body over the
+   * server's limit). Install with {@code ServerBuilder.errorHandler}.
+   */
+  public static ServerErrorHandler serverErrorHandler() {
+    return JsonErrors.serverErrorHandler();
+  }
+
   @Override
   public HttpResponse serve(ServiceRequestContext ctx, HttpRequest req) {
     return HttpResponse.of(req.aggregate()
@@ -123,6 +137,7 @@ public final class HttpGateway implements HttpService {
     // nothing about types or routes is told to an anonymous caller.
     Authorizer authz = callers.resolve(req.headers());
     List<String> segments = segments(ctx.path());
+    checkQuery(ctx.query());
     HttpMethod method = req.method();
     if (segments.size() == 1 && segments.get(0).equals("types")) {
       only(method, HttpMethod.GET);
@@ -133,7 +148,7 @@ public final class HttpGateway implements HttpService {
       return Json.response(HttpStatus.OK, openApi);
     }
     if (segments.size() < 3) {
-      throw HttpProblem.notFound("no route " + ctx.path() + "; see GET /api/openapi.json");
+      throw HttpProblem.notFound("no route " + Echo.quote(ctx.path()) + "; see GET /api/openapi.json");
     }
     Registration<?> reg = registration(segments);
     Type type = reg.type();
@@ -174,7 +189,7 @@ public final class HttpGateway implements HttpService {
           .setVersion(q.string("version"))
           .build()).getResource());
     }
-    throw HttpProblem.notFound("no route " + ctx.path() + "; see GET /api/openapi.json");
+    throw HttpProblem.notFound("no route " + Echo.quote(ctx.path()) + "; see GET /api/openapi.json");
   }
 
   private HttpResponse list(ServiceRequestContext ctx, AggregatedHttpRequest req, Authorizer authz, Type type) {
@@ -182,8 +197,16 @@ public final class HttpGateway implements HttpService {
     if (q.flag("watch")) {
       q = Query.of(ctx.queryParams(), WATCH);
       long since = lastEventId(req);
-      FilteredWatch watch = handler.watchList(authz, WatchListRequest.newBuilder()
-          .setType(type).setTenancy(tenancy(q)).setNamePrefix(q.string("name_prefix")).setSinceRevision(since).build());
+      FilteredWatch watch;
+      try {
+        watch = handler.watchList(authz, WatchListRequest.newBuilder()
+            .setType(type).setTenancy(tenancy(q)).setNamePrefix(q.string("name_prefix")).setSinceRevision(since).build());
+      } catch (StorageException e) {
+        if (e.reason() == StorageException.Reason.FUTURE_REVISION) {
+          throw ValidationException.of("Last-Event-ID", "revision", e.getMessage());
+        }
+        throw e;
+      }
       SseWatch sse = new SseWatch(json, since == 0);
       streamer.stream(watch, sse);
       return sse.response();
@@ -234,7 +257,7 @@ public final class HttpGateway implements HttpService {
   /** What the URL says, or else the body; a violation when both say different things. */
   private static String agree(Violations v, String field, String fromBody, String fromUrl) {
     if (!fromBody.isEmpty() && !fromUrl.isEmpty() && !fromBody.equals(fromUrl)) {
-      v.add(field, "url", "\"" + fromBody + "\" contradicts \"" + fromUrl + "\" from the URL; leave it out or make them agree");
+      v.add(field, "url", Echo.quote(fromBody) + " contradicts " + Echo.quote(fromUrl) + " from the URL; leave it out or make them agree");
     }
     return fromUrl.isEmpty() ? fromBody : fromUrl;
   }
@@ -242,7 +265,7 @@ public final class HttpGateway implements HttpService {
   private Registration<?> registration(List<String> segments) {
     Type type = Types.of(segments.get(0), segments.get(1), segments.get(2));
     return registry.resolve(type).filter(Registration::http).orElseThrow(() -> HttpProblem.notFound(
-        "unknown type " + Types.format(type) + ": this server serves no such type over HTTP; GET /api/types lists those it does"));
+        "unknown type " + Echo.bounded(Types.format(type), Echo.MAX_ECHO) + ": this server serves no such type over HTTP; GET /api/types lists those it does"));
   }
 
   private static ID id(Type type, String name, Query q) {
@@ -261,7 +284,7 @@ public final class HttpGateway implements HttpService {
     try {
       return Long.parseUnsignedLong(value.trim());
     } catch (NumberFormatException e) {
-      throw ValidationException.of("Last-Event-ID", "revision", "\"" + value + "\" must be the id of an event of an earlier watch (a store revision)");
+      throw ValidationException.of("Last-Event-ID", "revision", Echo.quote(value) + " must be the id of an event of an earlier watch (a store revision)");
     }
   }
 
@@ -272,6 +295,11 @@ public final class HttpGateway implements HttpService {
   /** A body, when given a content type, must be JSON in UTF-8. */
   private static void checkJson(AggregatedHttpRequest req) {
     MediaType type = req.contentType();
+    String given = req.headers().get(HttpHeaderNames.CONTENT_TYPE);
+    if (type == null && given != null) {
+      throw new HttpProblem(HttpStatus.UNSUPPORTED_MEDIA_TYPE, Status.Code.INVALID_ARGUMENT,
+          "Content-Type " + Echo.quote(given) + " is not a media type: send application/json (UTF-8)");
+    }
     if (type == null) {
       return;
     }
@@ -293,16 +321,47 @@ public final class HttpGateway implements HttpService {
         method + " is not allowed here; this route takes " + allowed);
   }
 
-  /** The decoded path segments after {@code /api/}; %2F within a segment stays in it. */
+  /**
+   * The decoded path segments after {@code /api/}; %2F within a segment stays in it, {@code +} is
+   * a plus.
+   *
+   * @throws ValidationException naming the segment's field when it does not decode to UTF-8
+   */
   private static List<String> segments(String path) {
     String rest = path.startsWith(PREFIX) ? path.substring(PREFIX.length()) : "";
     List<String> out = new ArrayList<>();
     for (String segment : rest.split("/", -1)) {
       if (segment.isEmpty()) {
-        throw HttpProblem.notFound("no route " + path + ": empty path segment; see GET /api/openapi.json");
+        throw HttpProblem.notFound("no route " + Echo.quote(path) + ": empty path segment; see GET /api/openapi.json");
       }
-      out.add(URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8));
+      try {
+        out.add(Utf8.percentDecode(segment));
+      } catch (IllegalArgumentException e) {
+        int i = out.size();
+        String field = i < SEGMENT_FIELDS.size() ? SEGMENT_FIELDS.get(i) : i == 4 ? "path" : "key";
+        throw ValidationException.of(field, "utf-8", "path segment " + (i + 1) + " after /api/ is " + e.getMessage());
+      }
     }
     return out;
+  }
+
+  /**
+   * Refuses a query string whose parameters do not decode to UTF-8 (Armeria's own decoding
+   * replaces such bytes with U+FFFD), naming the parameter.
+   */
+  private static void checkQuery(String query) {
+    if (query == null) {
+      return;
+    }
+    for (String pair : query.split("&")) {
+      int eq = pair.indexOf('=');
+      String name = eq < 0 ? pair : pair.substring(0, eq);
+      try {
+        Utf8.percentDecode(name);
+        Utf8.percentDecode(eq < 0 ? "" : pair.substring(eq + 1));
+      } catch (IllegalArgumentException e) {
+        throw ValidationException.of(Echo.bounded(name, Echo.MAX_ECHO), "utf-8", "query parameter is " + e.getMessage());
+      }
+    }
   }
 }

@@ -14,6 +14,8 @@ import com.linecorp.armeria.common.stream.AbortedStreamException;
 import com.linecorp.armeria.common.stream.CancelledSubscriptionException;
 import com.linecorp.armeria.common.stream.ClosedStreamException;
 import com.linecorp.armeria.server.HttpStatusException;
+import com.linecorp.armeria.server.ServerErrorHandler;
+import com.linecorp.armeria.server.ServiceConfig;
 import com.linecorp.armeria.server.ServiceErrorHandler;
 import com.linecorp.armeria.server.ServiceRequestContext;
 import com.linecorp.armeria.common.HttpResponse;
@@ -121,10 +123,40 @@ final class JsonErrors {
       @Override
       public AggregatedHttpResponse renderStatus(ServiceRequestContext ctx, RequestHeaders headers,
           HttpStatus status, String description, Throwable cause) {
-        JsonError error = fromHttpStatus(status, cause, description);
-        return AggregatedHttpResponse.of(error.status(), MediaType.JSON_UTF_8, Json.write(error.body()) + "\n");
+        return aggregated(fromHttpStatus(status, cause, description));
       }
     };
+  }
+
+  /**
+   * Answers what the HTTP layer refuses before any service (a path that does not decode, a URI or
+   * headers over their limits, no such path, a body over the server's limit) with the same JSON
+   * bodies as the gateway's own errors, instead of Armeria's plain text. Exceptions of services
+   * other than the gateway keep Armeria's handling, which renders their status here too.
+   */
+  static ServerErrorHandler serverErrorHandler() {
+    return new ServerErrorHandler() {
+      @Override
+      public HttpResponse onServiceException(ServiceRequestContext ctx, Throwable cause) {
+        return null;
+      }
+
+      @Override
+      public AggregatedHttpResponse onProtocolViolation(ServiceConfig config, RequestHeaders headers,
+          HttpStatus status, String description, Throwable cause) {
+        return aggregated(fromHttpStatus(status, cause, description));
+      }
+
+      @Override
+      public AggregatedHttpResponse renderStatus(ServiceRequestContext ctx, ServiceConfig config,
+          RequestHeaders headers, HttpStatus status, String description, Throwable cause) {
+        return aggregated(fromHttpStatus(status, cause, description));
+      }
+    };
+  }
+
+  private static AggregatedHttpResponse aggregated(JsonError error) {
+    return AggregatedHttpResponse.of(error.status(), MediaType.JSON_UTF_8, Json.write(error.body()) + "\n");
   }
 
   /** The answer to an HTTP status Armeria chose (413 for a body over the limit, and so on). */
@@ -185,7 +217,7 @@ final class JsonErrors {
   }
 
   private static ObjectNode body(Status.Code code, String message) {
-    return Json.object().put("code", code.name()).put("message", message);
+    return Json.object().put("code", code.name()).put("message", Errors.bounded(message));
   }
 
   private static <T extends com.google.protobuf.Message> T unpack(Any any, Class<T> type) {

@@ -11,6 +11,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.MessageOrBuilder;
 import com.google.protobuf.util.JsonFormat;
+import io.setpoint.api.Echo;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Status;
@@ -52,9 +53,15 @@ final class ProtoJson {
     if (body.length == 0) {
       throw ValidationException.of(path, "required", "the request body must be a JSON object");
     }
+    String text;
+    try {
+      text = Utf8.decode(body);
+    } catch (IllegalArgumentException e) {
+      throw ValidationException.of(path, "utf-8", "the request body is " + e.getMessage());
+    }
     JsonNode node;
     try {
-      node = Json.MAPPER.readTree(body);
+      node = Json.MAPPER.readTree(text);
     } catch (JsonProcessingException e) {
       throw ValidationException.of(path, "json", "the request body is not valid JSON: " + e.getOriginalMessage()
           + (e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")"));
@@ -64,7 +71,31 @@ final class ProtoJson {
     if (!(node instanceof ObjectNode object)) {
       throw ValidationException.of(path, "json", "the request body must be a JSON object, not " + kind(node));
     }
+    checkSurrogates(object, path);
     return object;
+  }
+
+  /**
+   * Refuses a string or key holding half a surrogate pair (a JSON escape such as {@code \ud800}
+   * can write one): it is no Unicode text, and protobuf would store it as {@code ?}.
+   */
+  private static void checkSurrogates(JsonNode node, String path) {
+    if (node.isTextual() && Utf8.loneSurrogate(node.asText()) >= 0) {
+      throw ValidationException.of(path, "utf-8", "holds a lone surrogate at character "
+          + Utf8.loneSurrogate(node.asText()) + ": strings must be Unicode text (a JSON \\u escape of half a pair is not)");
+    }
+    if (node instanceof ArrayNode items) {
+      for (int i = 0; i < items.size(); i++) {
+        checkSurrogates(items.get(i), path + "[" + i + "]");
+      }
+    } else if (node instanceof ObjectNode object) {
+      for (Map.Entry<String, JsonNode> e : object.properties()) {
+        if (Utf8.loneSurrogate(e.getKey()) >= 0) {
+          throw ValidationException.of(path, "utf-8", "a key holds a lone surrogate: keys must be Unicode text");
+        }
+        checkSurrogates(e.getValue(), path + "." + Echo.bounded(e.getKey(), Echo.MAX_ECHO));
+      }
+    }
   }
 
   /** The resource a write's body describes, its data read as {@code reg}'s message. */
@@ -133,7 +164,7 @@ final class ProtoJson {
     if (given != null) {
       String url = given.isTextual() ? given.asText() : given.toString();
       if (!url.substring(url.lastIndexOf('/') + 1).equals(reg.dataMessageName())) {
-        throw ValidationException.of("resource.data", "data-type", "@type " + url + " does not match "
+        throw ValidationException.of("resource.data", "data-type", "@type " + Echo.quote(url) + " does not match "
             + Types.format(reg.type()) + " (from the path), whose data is " + reg.dataMessageName()
             + "; leave @type out");
       }
@@ -174,8 +205,7 @@ final class ProtoJson {
       }
       FieldDescriptor field = field(type, key);
       if (field == null) {
-        return ValidationException.of(path + "." + key, "unknown-field",
-            "unknown field \"" + key + "\": " + type.getFullName() + " has " + fieldNames(type));
+        return unknownField(path, key, type);
       }
       String at = path + "." + field.getName();
       if (field.isMapField()) {
@@ -184,7 +214,7 @@ final class ProtoJson {
         }
         FieldDescriptor valueField = field.getMessageType().findFieldByName("value");
         for (Map.Entry<String, JsonNode> e : value.properties()) {
-          ValidationException problem = single(valueField, e.getValue(), at + "[\"" + e.getKey() + "\"]", reg);
+          ValidationException problem = single(valueField, e.getValue(), at + "[" + Echo.quote(e.getKey()) + "]", reg);
           if (problem != null) {
             return problem;
           }
@@ -223,6 +253,11 @@ final class ProtoJson {
     return value instanceof ObjectNode object ? shape(object, inner, at, reg) : wrongKind(at, "an object", value);
   }
 
+  private static ValidationException unknownField(String path, String key, Descriptor type) {
+    return ValidationException.of(path + "." + Echo.bounded(key, Echo.MAX_ECHO), "unknown-field",
+        "unknown field " + Echo.quote(key) + ": " + type.getFullName() + " has " + fieldNames(type));
+  }
+
   private static ValidationException wrongKind(String at, String expected, JsonNode value) {
     return ValidationException.of(at, "json", "must be " + expected + ", not " + kind(value));
   }
@@ -240,8 +275,7 @@ final class ProtoJson {
       }
       FieldDescriptor field = field(type, key);
       if (field == null) {
-        return ValidationException.of(path + "." + key, "unknown-field",
-            "unknown field \"" + key + "\": " + type.getFullName() + " has " + fieldNames(type));
+        return unknownField(path, key, type);
       }
       String at = path + "." + field.getName();
       String problem = problem(type, key, value);

@@ -1,6 +1,7 @@
 package io.setpoint.server.http;
 
 import com.linecorp.armeria.common.QueryParams;
+import io.setpoint.api.Echo;
 import io.setpoint.resource.ValidationException;
 import io.setpoint.resource.Violations;
 import java.util.List;
@@ -51,7 +52,7 @@ final class Query {
     if (value.isEmpty() || value.equals("true")) {
       return true;
     }
-    throw ValidationException.of(name, "boolean", "\"" + value + "\" must be true or false");
+    throw ValidationException.of(name, "boolean", Echo.quote(value) + " must be true or false");
   }
 
   /** A non-negative number below 2^32, or 0 when absent. */
@@ -68,6 +69,6 @@ final class Query {
     } catch (NumberFormatException e) {
       // answered below
     }
-    throw ValidationException.of(name, "uint32", "\"" + value + "\" must be a number from 0 to 4294967295");
+    throw ValidationException.of(name, "uint32", Echo.quote(value) + " must be a number from 0 to 4294967295");
   }
 }

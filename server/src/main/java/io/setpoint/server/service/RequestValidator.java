@@ -4,6 +4,7 @@ import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
+import io.setpoint.api.Echo;
 import io.setpoint.api.Finalizers;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.Types;
@@ -48,7 +49,7 @@ final class RequestValidator {
     return registry
         .resolve(type)
         .orElseThrow(
-            () -> ValidationException.of(path, "registered", "unknown type " + Types.format(type)));
+            () -> ValidationException.of(path, "registered", "unknown type " + Echo.bounded(Types.format(type), Echo.MAX_ECHO)));
   }
 
   /**
@@ -176,16 +177,21 @@ final class RequestValidator {
       } else if (e.getKey().equals(Finalizers.KEY)) {
         for (String finalizer : e.getValue().trim().split("\\s+")) {
           if (!finalizer.isEmpty() && !Rules.METADATA_KEY.matcher(finalizer).matches()) {
-            v.key("", e.getKey()).add("finalizer", "\"" + finalizer + "\" must be a name like a metadata key");
+            v.key("", e.getKey()).add("finalizer", Echo.quote(finalizer) + " must be a name like a metadata key");
           }
         }
       }
     }
   }
 
+  /** The prefix of every stored {@code Any}'s type URL, as {@code Any.pack} writes it. */
+  static final String TYPE_URL_PREFIX = "type.googleapis.com/";
+
   /**
    * Checks that {@code data} holds the type's registered message, parses, and returns it encoded
-   * deterministically, so equal data always has equal bytes.
+   * deterministically, so equal data always has equal bytes. Its type URL is stored as {@code
+   * type.googleapis.com/} and the message name, whatever prefix the client chose: Setpoint resolves
+   * no type URLs, and a prefix kept as given would be a second, unbounded name for the same type.
    */
   static Any data(String path, Registration<?> reg, boolean present, Any data) {
     if (!present) {
@@ -198,7 +204,7 @@ final class RequestValidator {
           path,
           "data-type",
           "holds "
-              + (typeUrl.isEmpty() ? "no type_url" : typeUrl)
+              + (typeUrl.isEmpty() ? "no type_url" : Echo.quote(typeUrl))
               + " but "
               + Types.format(reg.type())
               + " needs "
@@ -208,7 +214,10 @@ final class RequestValidator {
       Message message = reg.defaultInstance().getParserForType().parseFrom(data.getValue());
       ByteString canonical = Canonical.bytes(message);
       // Most clients encode canonically already; keep their Any rather than copy the resource.
-      return canonical.equals(data.getValue()) ? data : Any.newBuilder().setTypeUrl(typeUrl).setValue(canonical).build();
+      String canonicalUrl = TYPE_URL_PREFIX + messageName;
+      return canonical.equals(data.getValue()) && canonicalUrl.equals(typeUrl)
+          ? data
+          : Any.newBuilder().setTypeUrl(canonicalUrl).setValue(canonical).build();
     } catch (InvalidProtocolBufferException e) {
       throw ValidationException.of(path, "decodable", "cannot be decoded as " + reg.dataMessageName() + ": " + e.getMessage());
     }
@@ -269,7 +278,7 @@ final class RequestValidator {
     if (rule.matcher(value).matches()) {
       return true;
     }
-    v.add(field, ruleName, "\"" + value + "\" must be " + what);
+    v.add(field, ruleName, Echo.quote(value) + " must be " + what);
     return false;
   }
 }

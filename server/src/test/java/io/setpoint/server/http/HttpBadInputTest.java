@@ -138,6 +138,22 @@ class HttpBadInputTest {
     return "{\"conditions\": [{" + fields + "}]}";
   }
 
+  /** {@code json} in UTF-8 with its one {@code #} replaced by {@code bytes}. */
+  private static byte[] utf8With(String json, int... bytes) {
+    byte[] text = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (byte b : text) {
+      if (b == '#') {
+        for (int x : bytes) {
+          out.write(x);
+        }
+      } else {
+        out.write(b);
+      }
+    }
+    return out.toByteArray();
+  }
+
   private static String bigArtist(int descriptionBytes) {
     return "{\"data\": {\"name\": \"Big\", \"description\": \"" + "d".repeat(descriptionBytes) + "\"}}";
   }
@@ -217,6 +233,29 @@ class HttpBadInputTest {
             415, "INVALID_ARGUMENT", null, "application/json"),
         new Case("JSON in Latin-1", put(ARTISTS + "/x", "application/json; charset=iso-8859-1", BodyPublishers.ofString(valid())),
             415, "INVALID_ARGUMENT", null, "UTF-8"),
+        new Case("Content-Type that does not parse", put(ARTISTS + "/x", ";;;", BodyPublishers.ofString(valid())),
+            415, "INVALID_ARGUMENT", null, "application/json"),
+        // ---- bytes that are no UTF-8, and lone surrogates ----
+        new Case("overlong UTF-8 in the path (C0 AF, an overlong /)", get(ARTISTS + "/a%C0%AFb"), 400, "INVALID_ARGUMENT", "name", "UTF-8"),
+        new Case("lone surrogate in the path", get(ARTISTS + "/a%ED%A0%80b"), 400, "INVALID_ARGUMENT", "name", "UTF-8"),
+        new Case("overlong UTF-8 in the kind", get("/api/demo/v2/Art%C0%AFist"), 400, "INVALID_ARGUMENT", "kind", "UTF-8"),
+        new Case("overlong UTF-8 in a query parameter", get(ARTISTS + "?namespace=a%C0%AFb"), 400, "INVALID_ARGUMENT", "namespace", "UTF-8"),
+        new Case("overlong UTF-8 in the body", put(ARTISTS + "/x", Http.JSON_TYPE, BodyPublishers.ofByteArray(utf8With("{\"data\": {\"name\": \"a#b\"}}", 0xC0, 0xAF))),
+            400, "INVALID_ARGUMENT", "resource", "UTF-8"),
+        new Case("encoded surrogate in the body", put(ARTISTS + "/x", Http.JSON_TYPE, BodyPublishers.ofByteArray(utf8With("{\"data\": {\"name\": \"a#b\"}}", 0xED, 0xA0, 0x80))),
+            400, "INVALID_ARGUMENT", "resource", "UTF-8"),
+        new Case("lone surrogate escaped in a body string", put(ARTISTS + "/x", "{\"data\": {\"name\": \"a\\ud800b\"}}"),
+            400, "INVALID_ARGUMENT", "resource.data.name", "surrogate"),
+        new Case("lone surrogate escaped in a body key", put(ARTISTS + "/x", "{\"metadata\": {\"k\\udc00\": \"v\"}, \"data\": {\"name\": \"n\"}}"),
+            400, "INVALID_ARGUMENT", "resource", "surrogate"),
+        new Case("lone surrogate escaped in a status", status("{\"conditions\": [{\"type\": \"Accepted\", \"message\": \"\\ud800\"}]}"),
+            400, "INVALID_ARGUMENT", "status.conditions[0].message", "surrogate"),
+        // ---- what the HTTP layer answers before any route: JSON all the same ----
+        new Case("path that climbs out of its root", get("/api/../metrics"), 400, "INVALID_ARGUMENT", null, null),
+        new Case("URI over the length limit", get(ARTISTS + "/" + "u".repeat(10_000)), 414, "INVALID_ARGUMENT", null, null),
+        new Case("body over the server limit outside /api", () -> http.send("PUT", "/healthz", Http.JSON_TYPE,
+            BodyPublishers.ofByteArray(new byte[3 * LiveAgent.MAX_REQUEST_BYTES]), Map.of()), 413, "RESOURCE_EXHAUSTED", null, "limit"),
+        new Case("no such path", get("/nope"), 404, "NOT_FOUND", null, null),
         // ---- Write: data, metadata and version rules of the handler ----
         new Case("missing data", put(ARTISTS + "/x", "{}"), 400, "INVALID_ARGUMENT", "resource.data", null),
         new Case("artist without name (validate hook)", put(ARTISTS + "/x", artist("")), 400, "INVALID_ARGUMENT", "resource.data.name", null),
@@ -312,6 +351,12 @@ class HttpBadInputTest {
         new Case("watch with a page size", get(ARTISTS + "?watch=true&page_size=10"), 400, "INVALID_ARGUMENT", "page_size", null),
         new Case("watch with a Last-Event-ID that is no revision", get(ARTISTS + "?watch=true", Map.of("Last-Event-ID", "yesterday")),
             400, "INVALID_ARGUMENT", "Last-Event-ID", null),
+        new Case("watch from a Last-Event-ID the store has not reached", get(ARTISTS + "?watch=true", Map.of("Last-Event-ID", "1000000")),
+            400, "INVALID_ARGUMENT", "Last-Event-ID", "revision 1000000 is ahead of this store, which is at revision"),
+        new Case("watch from Last-Event-ID 2^64-1", get(ARTISTS + "?watch=true", Map.of("Last-Event-ID", "18446744073709551615")),
+            400, "INVALID_ARGUMENT", "Last-Event-ID", "revision 18446744073709551615 is ahead"),
+        new Case("watch from a Last-Event-ID beyond 2^64-1", get(ARTISTS + "?watch=true", Map.of("Last-Event-ID", "18446744073709551616")),
+            400, "INVALID_ARGUMENT", "Last-Event-ID", "store revision"),
         new Case("watch=maybe", get(ARTISTS + "?watch=maybe"), 400, "INVALID_ARGUMENT", "watch", null));
   }
 }

@@ -240,6 +240,10 @@ class BadInputTest {
         new Case("delete with a version that does not match", stub -> stub.delete(DeleteRequest.newBuilder().setId(existing.getId()).setVersion(existing.getVersion() + "0").build()), Code.ABORTED, "version"),
         // ---- WatchList, MutateAndValidate ----
         new Case("watch of unknown type", stub -> stub.watchList(WatchListRequest.newBuilder().setType(Types.of("demo", "v3", "Song")).build()), Code.INVALID_ARGUMENT, "type"),
+        new Case("watch from a revision the store has not reached", stub -> stub.watchList(WatchListRequest.newBuilder().setType(artist)
+            .setSinceRevision(1_000_000).build()), Code.INVALID_ARGUMENT, "since_revision: revision 1000000 is ahead of this store, which is at revision"),
+        new Case("watch from revision 2^64-1", stub -> stub.watchList(WatchListRequest.newBuilder().setType(artist)
+            .setSinceRevision(-1L).build()), Code.INVALID_ARGUMENT, "since_revision: revision 18446744073709551615 is ahead"),
         new Case("watch with a bad name prefix", stub -> stub.watchList(WatchListRequest.newBuilder().setType(artist).setNamePrefix("A*").build()), Code.INVALID_ARGUMENT, "name_prefix"),
         new Case("dry run of an invalid artist", stub -> stub.mutateAndValidate(MutateAndValidateRequest.newBuilder().setResource(artist(Ids.of(artist, "x"), "")).build()), Code.INVALID_ARGUMENT, "resource.data.name"));
   }

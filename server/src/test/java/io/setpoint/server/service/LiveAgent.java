@@ -41,6 +41,7 @@ public final class LiveAgent implements BeforeAllCallback, AfterAllCallback, Bef
 
   private final MemoryBackend backend = new MemoryBackend();
   private final boolean acls;
+  private final int maxRequestBytes;
   private Agent agent;
   private ManagedChannel channel;
   private boolean perClass;
@@ -51,7 +52,17 @@ public final class LiveAgent implements BeforeAllCallback, AfterAllCallback, Bef
   }
 
   private LiveAgent(boolean acls) {
+    this(acls, MAX_REQUEST_BYTES);
+  }
+
+  private LiveAgent(boolean acls, int maxRequestBytes) {
     this.acls = acls;
+    this.maxRequestBytes = maxRequestBytes;
+  }
+
+  /** An agent without ACLs that reads requests up to {@code maxRequestBytes}. */
+  public static LiveAgent withMaxRequestBytes(int maxRequestBytes) {
+    return new LiveAgent(false, maxRequestBytes);
   }
 
   /** An agent that enforces ACLs (not bootstrapped yet). */
@@ -86,9 +97,9 @@ public final class LiveAgent implements BeforeAllCallback, AfterAllCallback, Bef
 
   private void start() {
     agent = Agent.builder().port(0).acls(acls).types(DemoTypes::register).backend(backend)
-        .maxRequestBytes(MAX_REQUEST_BYTES).limits(LIMITS).start();
+        .maxRequestBytes(maxRequestBytes).limits(LIMITS).start();
     channel = ManagedChannelBuilder.forAddress("127.0.0.1", agent.port()).usePlaintext()
-        .maxInboundMessageSize(MAX_REQUEST_BYTES * 4).build();
+        .maxInboundMessageSize(maxRequestBytes * 4).build();
   }
 
   private void stop() throws InterruptedException {

@@ -174,10 +174,18 @@ public final class ResourceIndex {
    * Every retained change after {@code since} that {@code query} selects, oldest first. Must be
    * called by the writer (it reads the history ring).
    *
+   * @param since a revision, unsigned (the API's {@code uint64}: 2^64-1 arrives as -1)
    * @throws StorageException {@code COMPACTED} when changes after {@code since} are no longer all
-   *     retained
+   *     retained; {@code FUTURE_REVISION} when {@code since} is after this store's revision
    */
   public List<Entry> changesSince(long since, Query query) {
+    if (Long.compareUnsigned(since, revision) > 0) {
+      // Resuming there would skip whatever this store commits up to it: refuse, as a page token
+      // from the future is refused.
+      throw new StorageException(Reason.FUTURE_REVISION, "revision " + Long.toUnsignedString(since)
+          + " is ahead of this store, which is at revision " + revision
+          + "; resume from the id of an event this store sent, or watch afresh");
+    }
     if (since < floor) {
       throw compacted("since_revision " + since, floor);
     }

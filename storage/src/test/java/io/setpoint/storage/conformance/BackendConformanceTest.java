@@ -983,6 +983,15 @@ public abstract class BackendConformanceTest {
   }
 
   @Test
+  void resume_revisionThisStoreHasNotReachedIsRefused() {
+    long now = revision(backend.writeCas(resource(id("a"))));
+    // -1 is 2^64-1 to a client: the API's revisions are uint64.
+    for (long ahead : new long[] {now + 1, now + 1_000_000, Long.MAX_VALUE, -1L}) {
+      assertFails(Reason.FUTURE_REVISION, () -> backend.watch(WIDGET, DEFAULT_TENANCY, "", ahead));
+    }
+  }
+
+  @Test
   void resume_revisionOlderThanTheRetainedHistoryIsCompacted() throws InterruptedException {
     Backend small = withLimits(new Limits(4, 1024));
     Resource r = small.writeCas(resource(id("a")));

@@ -19,6 +19,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Base64;
 import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
@@ -104,7 +105,7 @@ final class PageTokens {
     if (key == null) {
       throw notIssued(); // this cluster has never sealed a token
     }
-    byte[] salt = java.util.Arrays.copyOfRange(bytes, 1, 1 + SALT_BYTES);
+    byte[] salt = Arrays.copyOfRange(bytes, 1, 1 + SALT_BYTES);
     try {
       Cipher gcm = cipher(Cipher.DECRYPT_MODE, key, salt, type, tenancy, namePrefix);
       byte[] raw = gcm.doFinal(bytes, 1 + SALT_BYTES, bytes.length - 1 - SALT_BYTES);

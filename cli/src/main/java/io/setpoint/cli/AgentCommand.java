@@ -105,6 +105,16 @@ final class AgentCommand implements Callable<Integer> {
       description = "The PEM CA that signed every peer's -raft-tls-cert; peers with other certificates are refused.")
   private Path raftTlsCa;
 
+  @Option(names = "-max-connections", paramLabel = "N",
+      description = "The most client connections open at once; new ones past it are reset on arrival (default: the "
+          + "file-descriptor limit less a fifth, at least 256, kept for the store and the JVM).")
+  private Integer maxConnections;
+
+  @Option(names = "-max-connections-per-client", paramLabel = "N",
+      description = "The most connections open at once from one client address (default: 512, or -max-connections "
+          + "when lower). Raise it for clients behind one proxy or NAT.")
+  private Integer maxConnectionsPerClient;
+
   /** The system property that sets Netty's buffer leak detection, as Netty reads it. */
   static final String LEAK_DETECTION = "io.netty.leakDetection.level";
 
@@ -124,6 +134,12 @@ final class AgentCommand implements Callable<Integer> {
     Agent agent;
     try {
       Agent.Builder builder = Agent.builder().host(bind).port(port).acls(dev ? acls : !noAcls).tls(apiTls);
+      if (maxConnections != null) {
+        builder.maxConnections(maxConnections);
+      }
+      if (maxConnectionsPerClient != null) {
+        builder.maxConnectionsPerClient(maxConnectionsPerClient);
+      }
       if (store != null) {
         builder.backend(store);
       }
@@ -181,6 +197,8 @@ final class AgentCommand implements Callable<Integer> {
       throw usage(cluster != null ? "-cluster needs a durable store (-data-dir), not -dev" : "-dev registers the demo types already");
     }
     checkPort("-port", port, true);
+    checkAtLeastOne("-max-connections", maxConnections);
+    checkAtLeastOne("-max-connections-per-client", maxConnectionsPerClient);
     checkPort("-raft-port", raftPort, false);
     if ((tlsCert == null) != (tlsKey == null)) {
       throw usage("-tls-cert and -tls-key go together: give both (the certificate and its private key) or neither");
@@ -251,6 +269,12 @@ final class AgentCommand implements Callable<Integer> {
   private void checkPort(String option, int value, boolean zeroAllowed) {
     if (value < (zeroAllowed ? 0 : 1) || value > 65535) {
       throw usage(option + " must be within " + (zeroAllowed ? 0 : 1) + "..65535, was " + value);
+    }
+  }
+
+  private void checkAtLeastOne(String option, Integer value) {
+    if (value != null && value < 1) {
+      throw usage(option + " must be at least 1, was " + value);
     }
   }
 

@@ -40,6 +40,17 @@ class AgentCommandTest {
   }
 
   @Test
+  void connectionLimitsComeFromTheirFlagsAndMustBePositive() throws Exception {
+    CliRun zero = CliRun.run("agent", "-dev", "-port", "0", "-max-connections-per-client", "0");
+    assertThat(zero.code()).isEqualTo(2);
+    assertThat(zero.err()).startsWith("Error: -max-connections-per-client must be at least 1, was 0\n");
+
+    agent.start("agent", "-dev", "-port", "0", "-max-connections", "30", "-max-connections-per-client", "3");
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(agent.messages())
+        .anySatisfy(m -> assertThat(m).startsWith("At most 30 client connections, 3 per client address")));
+  }
+
+  @Test
   void devServesTheDemoTypesUntilInterruptedThenStopsCleanly() throws Exception {
     int port = agent.start("agent", "-dev", "-port", "0", "-bind", "127.0.0.1");
 

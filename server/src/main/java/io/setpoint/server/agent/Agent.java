@@ -151,6 +151,8 @@ public final class Agent implements AutoCloseable {
 
   /** Configures and starts an {@link Agent}. */
   public static final class Builder {
+    private static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(15);
+
     private String host = "127.0.0.1";
     private int port = 8500;
     private Consumer<Registry> types = registry -> {};
@@ -162,6 +164,9 @@ public final class Agent implements AutoCloseable {
     private int maxRequestBytes = 4 << 20;
     private boolean acls = true;
     private TlsFiles tls;
+    private int maxConnections;
+    private int maxConnectionsPerClient;
+    private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
 
     private Builder() {}
 
@@ -247,6 +252,44 @@ public final class Agent implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The most client connections open at once (default: what the process's file-descriptor limit
+     * leaves after a fifth, at least 256, for the store and the JVM). Connections past it are
+     * closed on arrival with a reset; open ones are untouched. See docs/security.md.
+     */
+    public Builder maxConnections(int maxConnections) {
+      if (maxConnections < 1) {
+        throw new IllegalArgumentException("maxConnections must be at least 1, was " + maxConnections);
+      }
+      this.maxConnections = maxConnections;
+      return this;
+    }
+
+    /**
+     * The most connections open at once from one client address (default 512, or {@link
+     * #maxConnections} when lower); the excess is closed on arrival like past {@link #maxConnections}.
+     */
+    public Builder maxConnectionsPerClient(int maxConnectionsPerClient) {
+      if (maxConnectionsPerClient < 1) {
+        throw new IllegalArgumentException(
+            "maxConnectionsPerClient must be at least 1, was " + maxConnectionsPerClient);
+      }
+      this.maxConnectionsPerClient = maxConnectionsPerClient;
+      return this;
+    }
+
+    /**
+     * How long a connection with no request in progress stays open (default 15 s). A connection
+     * carrying an open watch (a gRPC stream, server-sent events) is never idle.
+     */
+    public Builder idleTimeout(Duration idleTimeout) {
+      if (idleTimeout.isNegative() || idleTimeout.isZero()) {
+        throw new IllegalArgumentException("idleTimeout must be positive, was " + idleTimeout);
+      }
+      this.idleTimeout = idleTimeout;
+      return this;
+    }
+
     /** Starts serving; returns once the port is bound. */
     public Agent start() {
       TlsFiles.Loaded tlsMaterial;
@@ -290,6 +333,13 @@ public final class Agent implements AutoCloseable {
               .build();
       PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       AtomicBoolean ready = new AtomicBoolean();
+      long descriptors = ConnectionLimits.descriptorLimit();
+      ConnectionLimits connectionLimits = ConnectionLimits.of(maxConnections, maxConnectionsPerClient, descriptors);
+      if (maxConnections > ConnectionLimits.forDescriptorLimit(descriptors).total()) {
+        log.warn("maxConnections {} leaves too few of this process's {} file descriptors for the store:"
+            + " raise the limit (ulimit -n) or lower maxConnections", maxConnections, descriptors);
+      }
+      ConnectionLimiter limiter = new ConnectionLimiter(connectionLimits, meters, ticker);
       ServerBuilder serverBuilder = Server.builder();
       if (tlsMaterial == null) {
         serverBuilder.http(new InetSocketAddress(host, port));
@@ -307,7 +357,10 @@ public final class Agent implements AutoCloseable {
               // flushed on its own: a writev per write answered, about half of a busy member's
               // event-loop time. This one merges those too: the responses of a batch of writes
               // leave in one flush per connection, at the end of the event-loop task.
-              .childChannelPipelineCustomizer(p -> p.addFirst(new FlushConsolidationHandler(256, true)))
+              .childChannelPipelineCustomizer(p -> p.addFirst(new FlushConsolidationHandler(256, true))
+                  // Ahead of everything: a connection past the limits is reset before anything reads it.
+                  .addFirst(limiter))
+              .idleTimeout(idleTimeout)
               .gracefulShutdownTimeout(Duration.ZERO, Duration.ofSeconds(5))
               .errorHandler(HttpGateway.serverErrorHandler())
               .service(grpc)
@@ -342,6 +395,8 @@ public final class Agent implements AutoCloseable {
       Agent agent = new Agent(server, inProcess, store, registry, manager, local, access);
       log.info("Setpoint agent listening on {}:{} (gRPC, HTTP/JSON under /api){}", host, agent.port(),
           tlsMaterial == null ? "" : tls.mutual() ? " over mutual TLS" : " over TLS");
+      log.info("At most {} client connections, {} per client address; idle ones close after {} ms",
+          connectionLimits.total(), connectionLimits.perClient(), idleTimeout.toMillis());
       manager.start();
       ready.set(true);
       return agent;

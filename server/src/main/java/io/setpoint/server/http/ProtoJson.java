@@ -76,8 +76,8 @@ final class ProtoJson {
   }
 
   /**
-   * Refuses a string or key holding half a surrogate pair (a JSON escape such as {@code \ud800}
-   * can write one): it is no Unicode text, and protobuf would store it as {@code ?}.
+   * Refuses a string or key holding half a surrogate pair (a JSON {@code \\u} escape of D800 alone
+   * writes one): it is no Unicode text, and protobuf would store it as {@code ?}.
    */
   private static void checkSurrogates(JsonNode node, String path) {
     if (node.isTextual() && Utf8.loneSurrogate(node.asText()) >= 0) {

@@ -48,9 +48,10 @@ public final class Errors {
   public static StatusRuntimeException toStatus(Throwable failure) {
     if (failure instanceof StatusRuntimeException sre) {
       String description = sre.getStatus().getDescription();
-      return description == null || description.equals(bounded(description))
+      String bounded = description == null ? null : bounded(description);
+      return description == null || bounded.equals(description)
           ? sre
-          : sre.getStatus().withDescription(bounded(description)).asRuntimeException(sre.getTrailers());
+          : sre.getStatus().withDescription(bounded).asRuntimeException(sre.getTrailers());
     }
     if (failure instanceof ValidationException invalid) {
       return invalidArgument(invalid);
@@ -75,7 +76,7 @@ public final class Errors {
           .setReason(v.rule())
           .setDescription(v.message() + " (rule: " + v.rule() + ")")
           .build();
-      // The first violation always goes in; the rest while they fit (the message names them all).
+      // The first violation always goes in, the rest while they fit; the message names more.
       if (details.getFieldViolationsCount() > 0
           && details.build().getSerializedSize() + detail.getSerializedSize() > MAX_DETAILS_BYTES) {
         break;

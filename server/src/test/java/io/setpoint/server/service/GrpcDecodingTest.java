@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * never INTERNAL or UNKNOWN, and the store is unchanged.
  */
 class GrpcDecodingTest {
-  @RegisterExtension final LiveAgent live = new LiveAgent();
+  @RegisterExtension static final LiveAgent live = new LiveAgent();
 
   private static final String SERVICE = ResourceServiceGrpc.SERVICE_NAME + "/";
   /** A length-delimited field 1 that claims 127 bytes and holds 1: no protobuf message parses it. */
@@ -92,7 +92,7 @@ class GrpcDecodingTest {
         .isEqualTo("type.googleapis.com/setpoint.demo.v2.Album");
   }
 
-  private RawGrpc raw() {
+  private static RawGrpc raw() {
     return new RawGrpc(live.channel());
   }
 

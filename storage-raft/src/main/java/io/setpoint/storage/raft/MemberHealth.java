@@ -54,6 +54,8 @@ final class MemberHealth implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final ClientId clientId = ClientId.randomId();
   private final AtomicLong callIds = new AtomicLong();
+  /** Log failures reported so far, so a restart knows whether the new division failed too. */
+  private final AtomicLong logFailures = new AtomicLong();
   private volatile Attached attached;
   private volatile Health health = Health.OK;
   /** True from a log failure until the division runs again; only the timer thread clears it. */
@@ -107,6 +109,7 @@ final class MemberHealth implements AutoCloseable {
    * and take the division down, then probe the disk until it takes writes again.
    */
   void logFailed(Throwable cause) {
+    logFailures.incrementAndGet();
     if (closed || fatal || resuming) {
       return;
     }
@@ -184,6 +187,7 @@ final class MemberHealth implements AutoCloseable {
       return;
     }
     Attached a = attached;
+    long failuresBefore = logFailures.get();
     try {
       stopDivision();
       RaftClientReply reply =
@@ -196,10 +200,16 @@ final class MemberHealth implements AutoCloseable {
       return;
     }
     synchronized (this) {
-      if (!fatal && !closed) {
-        resuming = false;
-        health = Health.OK;
+      if (fatal || closed) {
+        return;
       }
+      if (logFailures.get() != failuresBefore) {
+        // The new division's log failed while it started, and that report found us resuming.
+        log.warn("the Raft log in {} failed again as Raft restarted; trying again in {}", dataDir, probeEvery);
+        return;
+      }
+      resuming = false;
+      health = Health.OK;
     }
     log.info("the data directory {} takes writes again: Raft restarted, and this member takes writes", dataDir);
   }

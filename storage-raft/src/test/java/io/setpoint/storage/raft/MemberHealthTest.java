@@ -115,6 +115,62 @@ class MemberHealthTest {
   }
 
   @Test
+  void aLeaderWhoseDiskFillsLetsTheOthersGoOnAndCatchesUpOnceSpaceIsFreed() throws Exception {
+    int cluster = MEMBERS.incrementAndGet();
+    List<Integer> ports = FreePorts.loopback(3);
+    Map<String, String> peers = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < 3; i++) {
+      peers.put("c" + cluster + "m" + i, "127.0.0.1:" + ports.get(i));
+    }
+    List<String> names = List.copyOf(peers.keySet());
+    try (Tmpfs disk = Tmpfs.mount(Files.createDirectory(dir.resolve("disk")), 64)) {
+      Path filler = disk.path().resolve("filler");
+      List<RaftBackend> members = new ArrayList<>();
+      try {
+        for (int i = 0; i < 3; i++) {
+          Path dataDir = i == 0 ? disk.path().resolve("data") : dir.resolve(names.get(i));
+          members.add(RaftBackend.start(
+              new RaftConfig(names.get(i), dataDir, ports.get(i), peers, Limits.DEFAULT, TestCluster.FAST)));
+        }
+        RaftBackend full = members.get(0);
+        RaftBackend other = members.get(1);
+        await().atMost(TestCluster.STARTUP).ignoreExceptions()
+            .until(() -> full.transferLeadership(full.nodeName(), Duration.ofSeconds(5)).equals(full.nodeName()));
+        await().atMost(TestCluster.STARTUP).until(full::isLeader);
+
+        List<Resource> acknowledged = new ArrayList<>();
+        acknowledged.add(full.writeCas(resource(id("before"))));
+        disk.fill(filler);
+        StorageException refused = null;
+        for (int i = 0; i < 200 && refused == null; i++) {
+          try {
+            acknowledged.add(full.writeCas(big("full-" + i, 256 << 10)));
+          } catch (StorageException e) {
+            refused = e;
+          }
+        }
+        assertThat(refused).as("a write through the full member failed").isNotNull();
+        assertThat(full.health().reason()).contains("is full");
+
+        Resource meanwhile = await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+            .until(() -> other.writeCas(resource(id("meanwhile"))), r -> true);
+        acknowledged.add(meanwhile);
+        assertThat(full.isLeader()).isFalse();
+
+        Files.delete(filler);
+        await().atMost(Duration.ofSeconds(30)).until(() -> full.health().ok());
+        await().atMost(Duration.ofSeconds(30)).until(() -> full.revision() >= other.revision());
+        assertThat(all(full)).containsAll(acknowledged);
+        Resource after = await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+            .until(() -> full.writeCas(resource(id("after-space-freed"))), r -> true);
+        await().atMost(Duration.ofSeconds(10)).until(() -> all(other).contains(after));
+      } finally {
+        members.forEach(RaftBackend::close);
+      }
+    }
+  }
+
+  @Test
   void aStateMachineThatDiesMakesTheMemberFailWritesFastAndSayWhy() {
     try (RaftBackend member = start(config(dir.resolve("data")), batch -> {
       if (batch.getOpsList().stream().anyMatch(op -> op.getWrite().getId().getName().equals("poison"))) {

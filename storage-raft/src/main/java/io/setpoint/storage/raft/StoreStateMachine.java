@@ -179,16 +179,17 @@ final class StoreStateMachine extends BaseStateMachine {
     List<Resource> live = new ArrayList<>();
     store.forEachLive(live::add);
     File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+    // On failure (a full disk, say) this removes its temporary file and leaves any earlier one.
+    SnapshotFile.write(file.toPath(), new SnapshotFile.Contents(revision, live));
     MD5Hash md5;
     try {
-      SnapshotFile.write(file.toPath(), new SnapshotFile.Contents(revision, live));
       md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
-    } catch (IOException | RuntimeException e) {
+    } catch (RuntimeException e) {
       // A snapshot without its checksum is not one to start from; the next attempt writes it anew.
       Files.deleteIfExists(file.toPath());
       Files.deleteIfExists(MD5FileUtil.getDigestFileForFile(file).toPath());
       // As an IOException, Ratis logs it and tries again later; anything else stops the division.
-      throw e instanceof IOException io ? io : new IOException("writing the snapshot " + file + " failed", e);
+      throw new IOException("saving the checksum of the snapshot " + file + " failed", e);
     }
     SingleFileSnapshotInfo taken = new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last);
     storage.updateLatestSnapshot(taken);

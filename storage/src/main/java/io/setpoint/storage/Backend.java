@@ -99,6 +99,15 @@ public interface Backend extends AutoCloseable {
    */
   Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision);
 
+  /**
+   * Whether this backend can take writes now, and if not why: a durable backend whose disk is full
+   * or whose log failed says so here. Cheap enough to ask on every readiness probe. Reads may
+   * still be served while it is failing.
+   */
+  default Health health() {
+    return Health.OK;
+  }
+
   /** Closes every watch and releases resources. */
   @Override
   void close();

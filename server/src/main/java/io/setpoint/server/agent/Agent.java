@@ -22,6 +22,7 @@ import io.setpoint.server.service.ServiceLimits;
 import io.setpoint.server.service.TypeGrpcService;
 import io.setpoint.server.service.WatchStreamer;
 import io.setpoint.storage.Backend;
+import io.setpoint.storage.Health;
 import io.setpoint.storage.Replication;
 import io.setpoint.storage.memory.MemoryBackend;
 import com.linecorp.armeria.common.HttpResponse;
@@ -368,9 +369,7 @@ public final class Agent implements AutoCloseable {
               .service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,
                   MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), meters.scrape()))
               .service("/healthz", (ctx, req) -> HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ok\n"))
-              .service("/readyz", (ctx, req) -> ready.get()
-                  ? HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ready\n")
-                  : HttpResponse.of(HttpStatus.SERVICE_UNAVAILABLE, MediaType.PLAIN_TEXT_UTF_8, "starting\n"))
+              .service("/readyz", (ctx, req) -> readiness(ready.get(), store))
               .build();
       try {
         server.start().join();
@@ -419,6 +418,14 @@ public final class Agent implements AutoCloseable {
       }
     }
 
+
+    /** Ready once started, while the store can take writes; else 503 saying why. */
+    private static HttpResponse readiness(boolean started, Backend store) {
+      Health health = started ? store.health() : Health.failing("starting");
+      return health.ok()
+          ? HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ready\n")
+          : HttpResponse.of(HttpStatus.SERVICE_UNAVAILABLE, MediaType.PLAIN_TEXT_UTF_8, health.reason() + "\n");
+    }
 
     private static String rootMessage(Throwable e) {
       Throwable root = e;

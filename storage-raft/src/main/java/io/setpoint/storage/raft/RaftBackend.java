@@ -7,6 +7,7 @@ import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Consistency;
+import io.setpoint.storage.Health;
 import io.setpoint.storage.Page;
 import io.setpoint.storage.Replication;
 import io.setpoint.storage.StorageException;
@@ -31,6 +32,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
@@ -45,6 +47,7 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,6 +87,8 @@ public final class RaftBackend implements Backend, Replication {
   private static final Logger log = LoggerFactory.getLogger(RaftBackend.class);
   /** How often a leadership transfer checks whether this member has heard of the new leader. */
   private static final Duration POLL = Duration.ofMillis(10);
+  /** How often the Raft division is checked and, after its log failed, the data directory probed. */
+  private static final Duration HEALTH_EVERY = Duration.ofSeconds(1);
 
   private final RaftConfig config;
   private final RaftPeerId self;
@@ -105,6 +110,9 @@ public final class RaftBackend implements Backend, Replication {
   private final WriteBatcher writes;
   private final ReadBarrier reads;
   private final Duration timeout;
+  private final MemberHealth health;
+  /** Runs {@link #health}'s checks and restarts. */
+  private final ScheduledExecutorService healthTimer;
   private volatile boolean closed;
 
   private RaftBackend(
@@ -114,7 +122,9 @@ public final class RaftBackend implements Backend, Replication {
       RaftServer server,
       RaftClient client,
       RaftClient forwarder,
-      ExecutorService replies) {
+      ExecutorService replies,
+      MemberHealth health,
+      ScheduledExecutorService healthTimer) {
     this.config = config;
     this.self = RatisSettings.peerId(config.nodeName());
     this.store = store;
@@ -123,6 +133,8 @@ public final class RaftBackend implements Backend, Replication {
     this.client = client;
     this.forwarder = forwarder;
     this.replies = replies;
+    this.health = health;
+    this.healthTimer = healthTimer;
     this.local = new LocalSubmitter(server, self);
     this.timeout = config.tuning().requestTimeout();
     RaftTuning t = config.tuning();
@@ -140,6 +152,14 @@ public final class RaftBackend implements Backend, Replication {
    *     (the message names it)
    */
   public static RaftBackend start(RaftConfig config) {
+    return start(config, batch -> {});
+  }
+
+  /**
+   * {@link #start(RaftConfig)}, calling {@code beforeApply} with every batch before this member
+   * applies it: tests throw from it to inject a failure of the state machine.
+   */
+  static RaftBackend start(RaftConfig config, Consumer<Batch> beforeApply) {
     // First, so that unusable TLS files fail before anything starts.
     var parameters = RatisSettings.parameters(config);
     ReplicatedStore store = new ReplicatedStore(config.limits());
@@ -149,6 +169,11 @@ public final class RaftBackend implements Backend, Replication {
     ExecutorService replies =
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("setpoint-raft-reply-", 0).factory());
     ForwardedWrites forwarded = new ForwardedWrites(config.nodeName(), replies);
+    ScheduledExecutorService healthTimer = Executors.newSingleThreadScheduledExecutor(
+        Thread.ofPlatform().daemon().name("setpoint-raft-health-" + config.nodeName()).factory());
+    // Room for the log to grow by two preallocated chunks before a failed member resumes.
+    long resumeFree = 2 * RaftServerConfigKeys.Log.preallocatedSize(properties).getSize();
+    MemberHealth health = new MemberHealth(config.dataDir(), resumeFree, HEALTH_EVERY, healthTimer);
     RaftServer server = null;
     RaftClient client = null;
     try {
@@ -156,7 +181,9 @@ public final class RaftBackend implements Backend, Replication {
           RaftServer.newBuilder()
               .setServerId(RatisSettings.peerId(config.nodeName()))
               .setGroup(group)
-              .setStateMachine(new StoreStateMachine(store, leadership, forwarded))
+              // A state machine per division: one started again after its log failed gets a new one.
+              .setStateMachineRegistry(
+                  groupId -> new StoreStateMachine(store, leadership, forwarded, health, beforeApply))
               .setProperties(properties)
               .setParameters(parameters)
               // Recovers an existing data directory, formats a new one.
@@ -167,19 +194,23 @@ public final class RaftBackend implements Backend, Replication {
       RaftClient forwarder =
           client(RatisSettings.forwarding(properties, config.tuning()), parameters, group,
               RatisSettings.forwardRetryPolicy(config.tuning()));
-      RaftBackend backend = new RaftBackend(config, store, leadership, server, client, forwarder, replies);
+      RaftBackend backend =
+          new RaftBackend(config, store, leadership, server, client, forwarder, replies, health, healthTimer);
       forwarded.open(backend.writes, backend::ownEntry);
+      health.attach(server, group, RatisSettings.peerId(config.nodeName()), backend::stopWrites);
       return backend;
     } catch (IOException e) {
       closeQuietly(client);
       closeQuietly(server);
       replies.shutdown();
+      healthTimer.shutdownNow();
       leadership.close();
       throw new UncheckedIOException("cannot start Raft member " + config.nodeName() + " in " + config.dataDir(), e);
     } catch (RuntimeException e) {
       closeQuietly(client);
       closeQuietly(server);
       replies.shutdown();
+      healthTimer.shutdownNow();
       leadership.close();
       throw e;
     }
@@ -258,6 +289,15 @@ public final class RaftBackend implements Backend, Replication {
   public Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
     checkOpen();
     return store.watch(new Query(type, tenancy, namePrefix), sinceRevision);
+  }
+
+  /**
+   * Not ok while this member's Raft log cannot be written (a full disk: until space is freed, when
+   * it resumes by itself) or after Raft stopped on it for good (until the agent is restarted).
+   */
+  @Override
+  public Health health() {
+    return closed ? Health.failing("the store is shut down") : health.health();
   }
 
   // ---- Replication
@@ -350,6 +390,9 @@ public final class RaftBackend implements Backend, Replication {
       return;
     }
     closed = true;
+    health.close();
+    healthTimer.shutdownNow();
+    awaitQuietly(healthTimer);
     writes.close();
     store.close();
     closeQuietly(forwarder);
@@ -404,12 +447,40 @@ public final class RaftBackend implements Backend, Replication {
     CompletableFuture<Outcome> committed;
     try {
       checkOpen();
+      checkWritable();
       committed = writes.submit(op);
     } catch (StorageException e) {
       return CompletableFuture.failedFuture(e);
     }
     // The batcher bounds the wait by the request timeout (one timer per batch).
-    return committed.exceptionallyCompose(e -> CompletableFuture.failedFuture(failure("write", e)));
+    return committed.exceptionallyCompose(e -> CompletableFuture.failedFuture(inFlightFailure(e)));
+  }
+
+  /**
+   * Why a write failed: when the log failed meanwhile, that (the write was in flight, so it may
+   * still be committed by other members), rather than how Raft happened to answer it.
+   */
+  private StorageException inFlightFailure(Throwable error) {
+    StorageException failure = failure("write", error);
+    StorageException refusal = health.refusal();
+    if (refusal == null || failure.getMessage().equals(refusal.getMessage())) {
+      return failure;
+    }
+    return new StorageException(Reason.UNAVAILABLE, refusal.getMessage() + " (this write was in flight: it may still take effect)");
+  }
+
+  /** Fails fast while the log cannot take writes, with the reason. */
+  private void checkWritable() {
+    StorageException refusal = health.refusal();
+    if (refusal != null) {
+      throw refusal;
+    }
+  }
+
+  /** The log stopped taking writes: fail those queued, and stop acting as leader. */
+  private void stopWrites(StorageException refusal) {
+    writes.failQueued(refusal);
+    leadership.accept(false);
   }
 
   /**
@@ -446,6 +517,7 @@ public final class RaftBackend implements Backend, Replication {
    * tried again until the request timeout.
    */
   private void catchUp() {
+    checkWritable();
     long deadline = System.nanoTime() + timeout.toNanos();
     long pauseNanos = RETRY_PAUSE_MIN.toNanos();
     for (;;) {
@@ -472,6 +544,10 @@ public final class RaftBackend implements Backend, Replication {
    * the leader.
    */
   private CompletableFuture<BatchReply> replicate(Batch batch) {
+    StorageException refusal = health.refusal();
+    if (refusal != null) {
+      return CompletableFuture.failedFuture(refusal);
+    }
     CompletableFuture<BatchReply> own = ownEntryIfLeading(batch);
     if (own != null) {
       return own;
@@ -586,6 +662,16 @@ public final class RaftBackend implements Backend, Replication {
   private void checkOpen() {
     if (closed) {
       throw new StorageException(Reason.UNAVAILABLE, "the store is shut down");
+    }
+  }
+
+  private static void awaitQuietly(ExecutorService executor) {
+    try {
+      if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
+        log.warn("{} did not stop within 10 s", executor);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -35,6 +35,8 @@ final class ReplicatedStore {
   /** Serialises applying with watch subscription, so a watch misses no event and sees none twice. */
   private final ReentrantLock writer = new ReentrantLock();
   private final AppliedRevision applied = new AppliedRevision();
+  /** The last Raft log index whose entry this store reflects; only the applier changes it. */
+  private volatile long logIndex;
   /** Replaced whole when a snapshot is restored; readers use whichever they find. */
   private volatile ResourceIndex index;
   private volatile boolean closed;
@@ -52,6 +54,16 @@ final class ReplicatedStore {
 
   AppliedRevision applied() {
     return applied;
+  }
+
+  /** The last Raft log index whose entry this store reflects (0: none). */
+  long logIndex() {
+    return logIndex;
+  }
+
+  /** Records that this store reflects the log up to {@code index}; called after applying its entry. */
+  void appliedThrough(long index) {
+    logIndex = index;
   }
 
   /** Applies a committed batch, op by op, and says what became of each. */
@@ -112,9 +124,9 @@ final class ReplicatedStore {
   /**
    * Replaces the whole state with a snapshot's and closes every watch: their consumers saw a
    * history this member no longer has, and resuming before {@code revision} is {@code COMPACTED},
-   * so they list or watch afresh.
+   * so they list or watch afresh. The store then reflects the log up to {@code logIndex}.
    */
-  void restore(long revision, List<Resource> resources) {
+  void restore(long revision, List<Resource> resources, long logIndex) {
     ResourceIndex restored = ResourceIndex.restore(limits, revision, resources);
     writer.lock();
     try {
@@ -126,6 +138,7 @@ final class ReplicatedStore {
     } finally {
       writer.unlock();
     }
+    this.logIndex = logIndex;
     applied.advance(revision);
   }
 

@@ -9,6 +9,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -24,6 +25,8 @@ import java.util.List;
 final class SnapshotFile {
   static final int FORMAT = 1;
   private static final int BUFFER = 1 << 16;
+  /** The suffix of a snapshot file while it is being written. */
+  private static final String TEMPORARY = ".writing";
 
   /** What a snapshot holds: the store revision and the live resources then. */
   record Contents(long revision, List<Resource> resources) {}
@@ -32,29 +35,68 @@ final class SnapshotFile {
 
   /**
    * Writes {@code contents} to {@code target} durably: to a temporary file, synced, then renamed
-   * into place and the directory synced, so a crash leaves either no file or a whole one.
+   * into place and the directory synced, so a crash leaves either no file or a whole one. A write
+   * that fails (say the disk is full) removes its temporary file, which would otherwise hold on to
+   * the space it took; one left by a crash is removed by {@link #deleteLeftovers}.
    */
   static void write(Path target, Contents contents) throws IOException {
-    Path tmp = target.resolveSibling(target.getFileName() + ".writing");
+    Path tmp = temporary(target);
     SnapshotHeader header =
         SnapshotHeader.newBuilder()
             .setFormat(FORMAT)
             .setRevision(contents.revision())
             .setCount(contents.resources().size())
             .build();
-    try (FileChannel channel =
-            FileChannel.open(
-                tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
-        OutputStream out = new BufferedOutputStream(Channels.newOutputStream(channel), BUFFER)) {
-      header.writeDelimitedTo(out);
-      for (Resource resource : contents.resources()) {
-        resource.writeDelimitedTo(out);
+    try {
+      try (FileChannel channel =
+              FileChannel.open(
+                  tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+          OutputStream out = new BufferedOutputStream(Channels.newOutputStream(channel), BUFFER)) {
+        header.writeDelimitedTo(out);
+        for (Resource resource : contents.resources()) {
+          resource.writeDelimitedTo(out);
+        }
+        out.flush();
+        channel.force(true);
       }
-      out.flush();
-      channel.force(true);
+      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException | RuntimeException e) {
+      deleteQuietly(tmp, e);
+      throw e;
     }
-    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     syncDirectory(target.getParent());
+  }
+
+  /**
+   * Deletes the temporary files of snapshots whose writing a crash interrupted in {@code dir}; they
+   * are never read, only take space.
+   *
+   * @return the files deleted
+   */
+  static List<Path> deleteLeftovers(Path dir) throws IOException {
+    List<Path> deleted = new ArrayList<>();
+    if (!Files.isDirectory(dir)) {
+      return deleted;
+    }
+    try (DirectoryStream<Path> leftovers = Files.newDirectoryStream(dir, "*" + TEMPORARY)) {
+      for (Path leftover : leftovers) {
+        Files.deleteIfExists(leftover);
+        deleted.add(leftover);
+      }
+    }
+    return deleted;
+  }
+
+  static Path temporary(Path target) {
+    return target.resolveSibling(target.getFileName() + TEMPORARY);
+  }
+
+  private static void deleteQuietly(Path file, Exception failure) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      failure.addSuppressed(e);
+    }
   }
 
   /** Reads a file written by {@link #write}. */

@@ -5,6 +5,7 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
 import io.setpoint.storage.raft.v1.Forward;
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,10 +38,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Ratis side of a {@link ReplicatedStore}: applies committed log entries to it, writes and
- * loads its snapshots, answers read barriers, and reports leadership.
+ * loads its snapshots, answers read barriers, and reports leadership and failures.
  *
  * <p>Ratis calls {@link #applyTransaction}, {@link #takeSnapshot} and {@link #reinitialize} from
  * one thread, in log order, which is what makes applying deterministic.
+ *
+ * <p>Each Raft division gets a state machine of its own, over the member's one store. A division
+ * started again after its log failed (see {@link MemberHealth}) replays the log from the latest
+ * snapshot, while the store already holds everything up to {@link ReplicatedStore#logIndex()}: so
+ * the store is restored from a snapshot only when that is newer, and entries it already holds are
+ * skipped. Reads and watches thus carry on as if the division had never stopped.
  */
 final class StoreStateMachine extends BaseStateMachine {
   private static final Logger log = LoggerFactory.getLogger(StoreStateMachine.class);
@@ -48,6 +55,8 @@ final class StoreStateMachine extends BaseStateMachine {
   private final ReplicatedStore store;
   private final Consumer<Boolean> leadership;
   private final ForwardedWrites forwarded;
+  private final MemberHealth health;
+  private final Consumer<Batch> beforeApply;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   /**
    * The snapshot this member last took or loaded. Ratis asks for it on every append (leader and
@@ -60,11 +69,21 @@ final class StoreStateMachine extends BaseStateMachine {
    * @param leadership told true when this member becomes a ready leader, false when it stops
    *     leading
    * @param forwarded where batches forwarded to this member as leader go
+   * @param health told when the log cannot be written or applying fails beyond recovery
+   * @param beforeApply called with every batch before it is applied; tests make it throw to
+   *     inject a failure of the state machine
    */
-  StoreStateMachine(ReplicatedStore store, Consumer<Boolean> leadership, ForwardedWrites forwarded) {
+  StoreStateMachine(
+      ReplicatedStore store,
+      Consumer<Boolean> leadership,
+      ForwardedWrites forwarded,
+      MemberHealth health,
+      Consumer<Batch> beforeApply) {
     this.store = store;
     this.leadership = leadership;
     this.forwarded = forwarded;
+    this.health = health;
+    this.beforeApply = beforeApply;
   }
 
   @Override
@@ -75,6 +94,9 @@ final class StoreStateMachine extends BaseStateMachine {
             () -> {
               super.initialize(server, groupId, raftStorage);
               storage.init(raftStorage);
+              for (Path leftover : SnapshotFile.deleteLeftovers(raftStorage.getStorageDir().getStateMachineDir().toPath())) {
+                log.info("deleted {}, left by a snapshot whose writing was interrupted", leftover);
+              }
               loadLatestSnapshot();
             });
   }
@@ -92,19 +114,32 @@ final class StoreStateMachine extends BaseStateMachine {
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
     LogEntryProto entry = trx.getLogEntry();
-    BatchReply reply;
-    try {
-      Batch batch =
-          Batch.parseFrom(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
-      reply = store.apply(batch);
-    } catch (IOException | RuntimeException e) {
-      // Never throw out of here: Ratis would stop this member. An unreadable entry is unreadable on
-      // every member, so all skip it alike; its writers see no outcome and fail.
-      log.error("log entry {} is not a batch of operations; skipped", entry.getIndex(), e);
-      reply = BatchReply.getDefaultInstance();
+    BatchReply reply = BatchReply.getDefaultInstance();
+    if (entry.getIndex() > store.logIndex()) {
+      try {
+        Batch batch =
+            Batch.parseFrom(entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
+        beforeApply.accept(batch);
+        reply = store.apply(batch);
+      } catch (IOException | RuntimeException e) {
+        // Never throw out of here: Ratis would stop this member. An unreadable entry is unreadable
+        // on every member, so all skip it alike; its writers see no outcome and fail.
+        log.error("log entry {} is not a batch of operations; skipped", entry.getIndex(), e);
+      } catch (Error e) {
+        // Ratis stops the division on this; say so, rather than look ready while writes fail.
+        health.fatal(e);
+        throw e;
+      }
+      store.appliedThrough(entry.getIndex());
     }
     updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
     return CompletableFuture.completedFuture(message(reply));
+  }
+
+  /** Ratis's log could not be written: the member stops taking writes until it can again. */
+  @Override
+  public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
+    health.logFailed(cause);
   }
 
   /**
@@ -135,16 +170,28 @@ final class StoreStateMachine extends BaseStateMachine {
   @Override
   public long takeSnapshot() throws IOException {
     TermIndex last = getLastAppliedTermIndex();
-    if (last.getTerm() <= 0 || last.getIndex() <= 0) {
+    // While a restarted division replays entries the store already holds, the store is ahead of
+    // the index a snapshot would be labelled with.
+    if (last.getTerm() <= 0 || last.getIndex() <= 0 || last.getIndex() < store.logIndex()) {
       return RaftLog.INVALID_LOG_INDEX;
     }
     long revision = store.index().revision();
     List<Resource> live = new ArrayList<>();
     store.forEachLive(live::add);
-    Path file = storage.getSnapshotFile(last.getTerm(), last.getIndex()).toPath();
-    SnapshotFile.write(file, new SnapshotFile.Contents(revision, live));
-    MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file.toFile());
-    SingleFileSnapshotInfo taken = new SingleFileSnapshotInfo(new FileInfo(file, md5), last);
+    File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+    // On failure (a full disk, say) this removes its temporary file and leaves any earlier one.
+    SnapshotFile.write(file.toPath(), new SnapshotFile.Contents(revision, live));
+    MD5Hash md5;
+    try {
+      md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+    } catch (RuntimeException e) {
+      // A snapshot without its checksum is not one to start from; the next attempt writes it anew.
+      Files.deleteIfExists(file.toPath());
+      Files.deleteIfExists(MD5FileUtil.getDigestFileForFile(file).toPath());
+      // As an IOException, Ratis logs it and tries again later; anything else stops the division.
+      throw new IOException("saving the checksum of the snapshot " + file + " failed", e);
+    }
+    SingleFileSnapshotInfo taken = new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last);
     storage.updateLatestSnapshot(taken);
     latestSnapshot = taken;
     log.debug("snapshot of {} resources at revision {} as of log {}", live.size(), revision, last);
@@ -182,9 +229,13 @@ final class StoreStateMachine extends BaseStateMachine {
     if (snapshot.getFile().getFileDigest() != null) {
       MD5FileUtil.verifySavedMD5(file.toFile(), snapshot.getFile().getFileDigest());
     }
-    SnapshotFile.Contents contents = SnapshotFile.read(file);
-    store.restore(contents.revision(), contents.resources());
     setLastAppliedTermIndex(snapshot.getTermIndex());
+    if (snapshot.getIndex() <= store.logIndex()) {
+      log.info("the store already holds the log up to {}, past the snapshot as of {}", store.logIndex(), snapshot.getTermIndex());
+      return;
+    }
+    SnapshotFile.Contents contents = SnapshotFile.read(file);
+    store.restore(contents.revision(), contents.resources(), snapshot.getIndex());
     log.info(
         "loaded a snapshot of {} resources at revision {} as of log {}",
         contents.resources().size(),

@@ -188,16 +188,28 @@ final class WriteBatcher implements AutoCloseable {
   /** Fails every queued write; writes already submitted still complete. */
   @Override
   public void close() {
-    List<Pending> dropped;
     lock.lock();
     try {
       closed = true;
+    } finally {
+      lock.unlock();
+    }
+    failQueued(new StorageException(Reason.UNAVAILABLE, "the store is shut down"));
+  }
+
+  /**
+   * Fails every write queued now with {@code failure} (the log cannot take them); batches in flight
+   * still complete as Raft answers them.
+   */
+  void failQueued(StorageException failure) {
+    List<Pending> dropped;
+    lock.lock();
+    try {
       dropped = new ArrayList<>(queue);
       queue.clear();
     } finally {
       lock.unlock();
     }
-    StorageException shutDown = new StorageException(Reason.UNAVAILABLE, "the store is shut down");
-    dropped.forEach(p -> p.outcome().completeExceptionally(shutDown));
+    dropped.forEach(p -> p.outcome().completeExceptionally(failure));
   }
 }

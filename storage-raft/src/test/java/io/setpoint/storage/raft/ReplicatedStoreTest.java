@@ -92,11 +92,12 @@ class ReplicatedStoreTest {
     assertThat(watch.poll(Duration.ofSeconds(1)).hasEndOfSnapshot()).isTrue();
 
     Resource restored = resource(id("z")).toBuilder().setVersion("40").build();
-    store.restore(50, List.of(restored));
+    store.restore(50, List.of(restored), 7);
 
     assertFails(Reason.WATCH_CLOSED, () -> watch.poll(Duration.ofSeconds(1)));
     assertFails(Reason.COMPACTED, () -> store.watch(WIDGETS, 1));
     assertThat(store.applied().get()).isEqualTo(50);
+    assertThat(store.logIndex()).as("the log index the snapshot was taken at").isEqualTo(7);
     assertThat(store.index().read(id("z"))).isEqualTo(restored);
     assertFails(Reason.NOT_FOUND, () -> store.index().read(id("a")));
 

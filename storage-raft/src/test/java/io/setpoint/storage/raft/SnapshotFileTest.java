@@ -1,11 +1,13 @@
 package io.setpoint.storage.raft;
 
+import static io.setpoint.storage.conformance.Fixtures.data;
 import static io.setpoint.storage.conformance.Fixtures.id;
 import static io.setpoint.storage.conformance.Fixtures.resource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.setpoint.api.v1.Resource;
+import io.setpoint.testkit.Tmpfs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,5 +62,33 @@ class SnapshotFileTest {
     assertThatThrownBy(() -> SnapshotFile.read(file))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("more than");
+  }
+
+  @Test
+  void aWriteThatFindsTheDiskFullLeavesNoTemporaryFileAndNoSnapshot() throws IOException {
+    Path mountPoint = Files.createDirectory(dir.resolve("disk"));
+    try (Tmpfs disk = Tmpfs.mount(mountPoint, 1)) {
+      Path file = disk.path().resolve("snapshot.1_10");
+      List<Resource> tooMany = resources(2).stream()
+          .map(r -> r.toBuilder().setData(data("x".repeat(1 << 20))).build())
+          .toList();
+
+      assertThatThrownBy(() -> SnapshotFile.write(file, new SnapshotFile.Contents(42, tooMany)))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("No space left on device");
+
+      assertThat(disk.path()).isEmptyDirectory();
+    }
+  }
+
+  @Test
+  void leftoversOfInterruptedWritesAreDeletedAndNothingElse() throws IOException {
+    Path kept = Files.write(dir.resolve("snapshot.1_10"), new byte[] {1});
+    Path leftover = Files.write(dir.resolve("snapshot.1_20.writing"), new byte[] {2});
+
+    assertThat(SnapshotFile.deleteLeftovers(dir)).containsExactly(leftover);
+
+    assertThat(leftover).doesNotExist();
+    assertThat(kept).exists();
   }
 }

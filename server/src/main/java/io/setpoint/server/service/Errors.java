@@ -83,6 +83,7 @@ public final class Errors {
           case GROUP_VERSION_MISMATCH, BAD_PAGE_TOKEN -> Status.INVALID_ARGUMENT;
           case COMPACTED -> Status.OUT_OF_RANGE;
           case WATCH_CLOSED, UNAVAILABLE -> Status.UNAVAILABLE;
+          case RESOURCE_EXHAUSTED -> Status.RESOURCE_EXHAUSTED;
         };
     return status.withDescription(e.getMessage()).asRuntimeException();
   }

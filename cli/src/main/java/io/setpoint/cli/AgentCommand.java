@@ -6,6 +6,8 @@ import io.setpoint.demo.DemoControllers;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.server.agent.Agent;
 import io.setpoint.storage.Backend;
+import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.memory.MemoryBackend;
 import io.setpoint.storage.raft.RaftBackend;
 import io.setpoint.storage.raft.RaftConfig;
 import java.nio.file.Path;
@@ -105,6 +107,11 @@ final class AgentCommand implements Callable<Integer> {
       description = "The PEM CA that signed every peer's -raft-tls-cert; peers with other certificates are refused.")
   private Path raftTlsCa;
 
+  @Option(names = "-history-mib", paramLabel = "MIB",
+      description = "Keep at most MIB mebibytes of past resource versions for watch resumes and page tokens "
+          + "(default: an eighth of the JVM's maximum heap); the oldest are compacted first.")
+  private Integer historyMib;
+
   /** The system property that sets Netty's buffer leak detection, as Netty reads it. */
   static final String LEAK_DETECTION = "io.netty.leakDetection.level";
 
@@ -119,23 +126,19 @@ final class AgentCommand implements Callable<Integer> {
     }
     TlsFiles apiTls = apiTls();
     TlsFiles raftTls = raftTls();
-    Backend store = dev ? null : openStore(raftTls);
+    Backend store = dev ? new MemoryBackend(limits()) : openStore(raftTls);
     boolean demo = dev || demoTypes;
     Agent agent;
     try {
-      Agent.Builder builder = Agent.builder().host(bind).port(port).acls(dev ? acls : !noAcls).tls(apiTls);
-      if (store != null) {
-        builder.backend(store);
-      }
+      Agent.Builder builder =
+          Agent.builder().host(bind).port(port).acls(dev ? acls : !noAcls).tls(apiTls).backend(store);
       if (demo) {
         builder.types(DemoTypes::register)
             .controllers(noDemoControllers ? manager -> {} : DemoControllers::register);
       }
       agent = builder.start();
     } catch (IllegalStateException e) {
-      if (store != null) {
-        store.close();
-      }
+      store.close();
       throw new CliException(e.getMessage(), e);
     } catch (IllegalArgumentException e) {
       // A TLS file the agent cannot use (the agent closed the store).
@@ -192,9 +195,17 @@ final class AgentCommand implements Callable<Integer> {
     if (raftTlsFiles != 0 && raftTlsFiles != 3) {
       throw usage("-raft-tls-cert, -raft-tls-key and -raft-tls-ca go together: Raft peers use mutual TLS, so give all three or none");
     }
+    if (historyMib != null && historyMib < 1) {
+      throw usage("-history-mib must be at least 1, was " + historyMib);
+    }
     if (raftTlsFiles == 3 && dev) {
       throw usage("-raft-tls-* needs a durable store (-data-dir): -dev has no Raft peers");
     }
+  }
+
+  /** The store's bounds: the defaults, with -history-mib if given. */
+  private Limits limits() {
+    return historyMib == null ? Limits.DEFAULT : Limits.DEFAULT.withHistoryBytes((long) historyMib << 20);
   }
 
   private TlsFiles apiTls() {
@@ -222,7 +233,7 @@ final class AgentCommand implements Callable<Integer> {
       }
     }
     try {
-      return RaftBackend.start(RaftConfig.of(node, dataDir, raftPort, peers).withTls(raftTls));
+      return RaftBackend.start(RaftConfig.of(node, dataDir, raftPort, peers).withLimits(limits()).withTls(raftTls));
     } catch (RuntimeException e) {
       throw new CliException("cannot open the store in " + dataDir + ": " + e.getMessage(), e);
     }

@@ -36,7 +36,10 @@ public record Limits(int history, int watchBuffer, long historyBytes, long watch
     }
   }
 
-  /** Counts as given, bytes sized to this JVM's maximum heap ({@link #defaultHistoryBytes()}...). */
+  /**
+   * Counts as given, byte budgets sized to this JVM's maximum heap ({@link #defaultHistoryBytes()},
+   * {@link #defaultWatchBufferBytes()}).
+   */
   public Limits(int history, int watchBuffer) {
     this(history, watchBuffer, defaultHistoryBytes(), defaultWatchBufferBytes());
   }

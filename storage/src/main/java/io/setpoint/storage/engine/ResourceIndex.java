@@ -202,7 +202,7 @@ public final class ResourceIndex {
     }
     history[(historyOldest + historySize++) % history.length] = entry;
     historyBytes += bytes(entry);
-    // The newest change always stays, however large: a watch must be able to resume before it.
+    // The newest change always stays, however large, so a watch can still resume just before it.
     while (historyBytes > historyBytesMax && historySize > 1) {
       compactOldest();
     }

@@ -6,6 +6,8 @@ import io.setpoint.demo.DemoControllers;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.server.agent.Agent;
 import io.setpoint.storage.Backend;
+import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.memory.MemoryBackend;
 import io.setpoint.storage.raft.RaftBackend;
 import io.setpoint.storage.raft.RaftConfig;
 import java.nio.file.Path;
@@ -115,6 +117,11 @@ final class AgentCommand implements Callable<Integer> {
           + "when lower). Raise it for clients behind one proxy or NAT.")
   private Integer maxConnectionsPerClient;
 
+  @Option(names = "-history-mib", paramLabel = "MIB",
+      description = "Keep at most MIB mebibytes of past resource versions for watch resumes and page tokens "
+          + "(default: an eighth of the JVM's maximum heap); the oldest are compacted first.")
+  private Integer historyMib;
+
   /** The system property that sets Netty's buffer leak detection, as Netty reads it. */
   static final String LEAK_DETECTION = "io.netty.leakDetection.level";
 
@@ -129,19 +136,17 @@ final class AgentCommand implements Callable<Integer> {
     }
     TlsFiles apiTls = apiTls();
     TlsFiles raftTls = raftTls();
-    Backend store = dev ? null : openStore(raftTls);
+    Backend store = dev ? new MemoryBackend(limits()) : openStore(raftTls);
     boolean demo = dev || demoTypes;
     Agent agent;
     try {
-      Agent.Builder builder = Agent.builder().host(bind).port(port).acls(dev ? acls : !noAcls).tls(apiTls);
+      Agent.Builder builder =
+          Agent.builder().host(bind).port(port).acls(dev ? acls : !noAcls).tls(apiTls).backend(store);
       if (maxConnections != null) {
         builder.maxConnections(maxConnections);
       }
       if (maxConnectionsPerClient != null) {
         builder.maxConnectionsPerClient(maxConnectionsPerClient);
-      }
-      if (store != null) {
-        builder.backend(store);
       }
       if (demo) {
         builder.types(DemoTypes::register)
@@ -149,9 +154,7 @@ final class AgentCommand implements Callable<Integer> {
       }
       agent = builder.start();
     } catch (IllegalStateException e) {
-      if (store != null) {
-        store.close();
-      }
+      store.close();
       throw new CliException(e.getMessage(), e);
     } catch (IllegalArgumentException e) {
       // A TLS file the agent cannot use (the agent closed the store).
@@ -199,6 +202,7 @@ final class AgentCommand implements Callable<Integer> {
     checkPort("-port", port, true);
     checkAtLeastOne("-max-connections", maxConnections);
     checkAtLeastOne("-max-connections-per-client", maxConnectionsPerClient);
+    checkAtLeastOne("-history-mib", historyMib);
     checkPort("-raft-port", raftPort, false);
     if ((tlsCert == null) != (tlsKey == null)) {
       throw usage("-tls-cert and -tls-key go together: give both (the certificate and its private key) or neither");
@@ -213,6 +217,11 @@ final class AgentCommand implements Callable<Integer> {
     if (raftTlsFiles == 3 && dev) {
       throw usage("-raft-tls-* needs a durable store (-data-dir): -dev has no Raft peers");
     }
+  }
+
+  /** The store's bounds: the defaults, with -history-mib if given. */
+  private Limits limits() {
+    return historyMib == null ? Limits.DEFAULT : Limits.DEFAULT.withHistoryBytes((long) historyMib << 20);
   }
 
   private TlsFiles apiTls() {
@@ -240,7 +249,7 @@ final class AgentCommand implements Callable<Integer> {
       }
     }
     try {
-      return RaftBackend.start(RaftConfig.of(node, dataDir, raftPort, peers).withTls(raftTls));
+      return RaftBackend.start(RaftConfig.of(node, dataDir, raftPort, peers).withLimits(limits()).withTls(raftTls));
     } catch (RuntimeException e) {
       throw new CliException("cannot open the store in " + dataDir + ": " + e.getMessage(), e);
     }

@@ -8,6 +8,7 @@ import com.google.protobuf.Any;
 import io.grpc.Status.Code;
 import io.netty.util.ResourceLeakDetector;
 import io.setpoint.api.Ids;
+import io.setpoint.api.v1.ListRequest;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.TypeInfo;
 import io.setpoint.client.SetpointClient;
@@ -122,6 +123,44 @@ class AgentCommandTest {
     CliRun peers = CliRun.run("operator", "raft", "list-peers", "-address", "127.0.0.1:" + port, "-token", token);
     assertThat(peers.code()).as(peers.toString()).isZero();
     assertThat(peers.out()).containsPattern("node1 +127\\.0\\.0\\.1:" + raftPort + " +leader");
+  }
+
+  @Test
+  void historyMibBoundsTheHistoryByBytesSoOlderPageTokensAreCompacted() throws Exception {
+    int port = agent.start("agent", "-dev", "-port", "0", "-no-demo-controllers", "-history-mib", "1");
+
+    try (SetpointClient client = SetpointClient.connect("127.0.0.1:" + port)) {
+      for (String name : new String[] {"a", "b"}) {
+        client.write(artist(name, name));
+      }
+      ListRequest firstPage = ListRequest.newBuilder().setType(DemoTypes.ARTIST).setPageSize(1).build();
+      String token = client.list(firstPage).getNextPageToken();
+      String large = "x".repeat(300 << 10);
+      for (int i = 0; i < 4; i++) {
+        client.write(artist("large", i + large)); // 1.2 MB in all: more than the 1 MiB of history
+      }
+
+      assertThatThrownBy(() -> client.list(firstPage.toBuilder().setPageToken(token).build()))
+          .isInstanceOfSatisfying(SetpointException.class, e -> {
+            assertThat(e.code()).isEqualTo(Code.OUT_OF_RANGE);
+            assertThat(e.getMessage()).contains("older than the retained history");
+          });
+      assertThat(client.read(Ids.of(DemoTypes.ARTIST, "a")).getData().unpack(Artist.class).getDescription())
+          .as("live resources are never compacted").isEqualTo("a");
+    }
+  }
+
+  @Test
+  void historyMibMustBePositive() {
+    CliRun run = CliRun.run("agent", "-dev", "-history-mib", "0");
+
+    assertThat(run.code()).isEqualTo(2);
+    assertThat(run.err()).contains("-history-mib must be at least 1, was 0");
+  }
+
+  private static Resource artist(String name, String description) {
+    return Resource.newBuilder().setId(Ids.of(DemoTypes.ARTIST, name))
+        .setData(Any.pack(Artist.newBuilder().setName(name).setDescription(description).build())).build();
   }
 
   @Test

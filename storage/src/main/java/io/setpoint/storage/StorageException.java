@@ -21,7 +21,12 @@ public final class StorageException extends RuntimeException {
     /** The backend closed a watch (it fell behind, the backend is closing, state was restored). */
     WATCH_CLOSED,
     /** The backend cannot serve now (no leader, shutting down); retrying may succeed. */
-    UNAVAILABLE
+    UNAVAILABLE,
+    /**
+     * The backend holds as many bytes of pending writes as its memory budget allows: nothing was
+     * written; retrying later, or more slowly, may succeed.
+     */
+    RESOURCE_EXHAUSTED
   }
 
   private final Reason reason;

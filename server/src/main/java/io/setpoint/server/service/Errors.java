@@ -109,6 +109,7 @@ public final class Errors {
           case GROUP_VERSION_MISMATCH, BAD_PAGE_TOKEN, FUTURE_REVISION -> Status.INVALID_ARGUMENT;
           case COMPACTED -> Status.OUT_OF_RANGE;
           case WATCH_CLOSED, UNAVAILABLE -> Status.UNAVAILABLE;
+          case RESOURCE_EXHAUSTED -> Status.RESOURCE_EXHAUSTED;
         };
     return status.withDescription(bounded(e.getMessage())).asRuntimeException();
   }

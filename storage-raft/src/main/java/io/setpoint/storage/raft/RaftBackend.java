@@ -138,7 +138,8 @@ public final class RaftBackend implements Backend, Replication {
     this.local = new LocalSubmitter(server, self);
     this.timeout = config.tuning().requestTimeout();
     RaftTuning t = config.tuning();
-    this.writes = new WriteBatcher(this::replicate, this::appliedHere, t.maxBatchOps(), t.maxBatchBytes(), t.maxBatchesInFlight(), timeout);
+    this.writes = new WriteBatcher(this::replicate, this::appliedHere, t.maxBatchOps(), t.maxBatchBytes(), t.maxBatchesInFlight(), timeout,
+        RatisSettings.heapShare(t));
     this.reads = new ReadBarrier(this::readIndex);
   }
 

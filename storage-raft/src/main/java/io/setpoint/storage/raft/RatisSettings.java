@@ -87,8 +87,27 @@ final class RatisSettings {
     RaftServerConfigKeys.Log.Appender.setBufferByteLimit(
         p, SizeInBytes.valueOf(Math.max(4L << 20, 2L * t.maxBatchBytes())));
 
+    // Ratis sizes its memory by fixed defaults, whatever the heap: up to 200 MiB of log entries
+    // cached for six closed segments, and 64 MiB each of queued log writes and pending requests.
+    // With large resources that filled a 512 MiB heap. Each gets a share of the heap instead; the
+    // open segment stays cached besides, and applied closed segments are read from disk again.
+    SizeInBytes share = SizeInBytes.valueOf(heapShare(t));
+    RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 2);
+    RaftServerConfigKeys.Log.setSegmentCacheSizeMax(p, share);
+    RaftServerConfigKeys.Log.setQueueByteLimit(p, share);
+    RaftServerConfigKeys.Write.setByteLimit(p, share);
+
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, millis(attemptTimeout(t)));
     return p;
+  }
+
+  /**
+   * The heap one kind of Raft data held in memory may take (the log cache, queued log writes,
+   * pending requests, writes waiting for a batch): a sixteenth of the maximum heap (32 MiB of
+   * 512 MiB), and at least room for two of the largest batches and 8 MiB.
+   */
+  static long heapShare(RaftTuning t) {
+    return Math.max(Math.max(8L << 20, 2L * t.maxBatchBytes()), Runtime.getRuntime().maxMemory() / 16);
   }
 
   /**

@@ -27,6 +27,10 @@ import java.util.function.Function;
  * load each round carries everything that arrived during the previous one. Its writers then get
  * their outcomes once the batch is settled (for the Raft backend: applied by this member), which
  * is one wait and one timer per batch rather than per writer.
+ *
+ * <p>The queue is bounded by bytes: a write that would take it past its budget is refused at once
+ * with {@code RESOURCE_EXHAUSTED} (nothing is written), so writers faster than the log cannot fill
+ * the heap. An empty queue takes any one write.
  */
 final class WriteBatcher implements AutoCloseable {
   /** A queued write; {@code deadline} ({@link System#nanoTime}) is when its writer stops waiting. */
@@ -38,9 +42,12 @@ final class WriteBatcher implements AutoCloseable {
   private final int maxBytes;
   private final int maxInFlight;
   private final long timeoutNanos;
+  private final long maxQueuedBytes;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+  /** The serialized size of the operations in {@link #queue}. */
+  private long queuedBytes;
   private int inFlight;
   private boolean closed;
 
@@ -52,6 +59,7 @@ final class WriteBatcher implements AutoCloseable {
    *     per batch, not per writer
    * @param timeout how long a writer waits from submitting: then its outcome fails with a {@link
    *     TimeoutException}, though the write may still be committed
+   * @param maxQueuedBytes the most serialized bytes of operations that may wait for a batch
    */
   WriteBatcher(
       Function<Batch, CompletableFuture<BatchReply>> submit,
@@ -59,13 +67,15 @@ final class WriteBatcher implements AutoCloseable {
       int maxOps,
       int maxBytes,
       int maxInFlight,
-      Duration timeout) {
+      Duration timeout,
+      long maxQueuedBytes) {
     this.submit = submit;
     this.settle = settle;
     this.maxOps = maxOps;
     this.maxBytes = maxBytes;
     this.maxInFlight = maxInFlight;
     this.timeoutNanos = timeout.toNanos();
+    this.maxQueuedBytes = maxQueuedBytes;
   }
 
   /** Queues {@code op} for the next batch; completes with its outcome once applied. */
@@ -76,6 +86,9 @@ final class WriteBatcher implements AutoCloseable {
   /**
    * Queues {@code ops} together, in order, so that they go into the same batch unless it fills up;
    * each completes with its own outcome once applied.
+   *
+   * @throws StorageException {@code RESOURCE_EXHAUSTED} when queuing them would exceed the queue's
+   *     byte budget (none is queued); {@code UNAVAILABLE} once closed
    */
   List<CompletableFuture<Outcome>> submitAll(List<Op> ops) {
     List<CompletableFuture<Outcome>> outcomes = new ArrayList<>(ops.size());
@@ -85,6 +98,16 @@ final class WriteBatcher implements AutoCloseable {
       if (closed) {
         throw new StorageException(Reason.UNAVAILABLE, "the store is shut down");
       }
+      long bytes = 0;
+      for (Op op : ops) {
+        bytes += op.getSerializedSize();
+      }
+      if (!queue.isEmpty() && queuedBytes + bytes > maxQueuedBytes) {
+        throw new StorageException(Reason.RESOURCE_EXHAUSTED,
+            "the server already holds " + queuedBytes + " bytes of writes waiting to be committed (at most "
+                + maxQueuedBytes + "); nothing was written: retry later or write less at once");
+      }
+      queuedBytes += bytes;
       // Taken under the lock, so deadlines rise in queue order: a batch's first is its earliest.
       long deadline = System.nanoTime() + timeoutNanos;
       for (Op op : ops) {
@@ -112,6 +135,7 @@ final class WriteBatcher implements AutoCloseable {
           break;
         }
         bytes += size;
+        queuedBytes -= size;
         batch.add(queue.poll());
       }
       if (ready.isEmpty()) {
@@ -207,6 +231,7 @@ final class WriteBatcher implements AutoCloseable {
     try {
       dropped = new ArrayList<>(queue);
       queue.clear();
+      queuedBytes = 0;
     } finally {
       lock.unlock();
     }

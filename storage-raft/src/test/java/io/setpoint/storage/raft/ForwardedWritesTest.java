@@ -25,7 +25,7 @@ class ForwardedWritesTest {
   private final List<Batch> sent = new ArrayList<>();
   private final List<CompletableFuture<BatchReply>> replies = new ArrayList<>();
   private final List<Batch> ownEntries = new ArrayList<>();
-  private final WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1));
+  private final WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), Long.MAX_VALUE);
   private final ForwardedWrites forwarded = new ForwardedWrites("leader", Runnable::run);
 
   private CompletableFuture<BatchReply> send(Batch batch) {

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
 class WriteBatcherTest {
+  private static final long UNBOUNDED = Long.MAX_VALUE;
   /** Records every batch sent and lets the test answer each. */
   private final List<Batch> sent = new ArrayList<>();
   private final List<CompletableFuture<BatchReply>> replies = new ArrayList<>();
@@ -46,7 +47,7 @@ class WriteBatcherTest {
 
   @Test
   void writesArrivingWhileTheOnlySlotIsBusyTravelTogetherInTheNextBatch() throws Exception {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1));
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED);
     CompletableFuture<Outcome> first = batcher.submit(op("a"));
     List<CompletableFuture<Outcome>> queued = new ArrayList<>();
     for (String name : List.of("b", "c", "d")) {
@@ -77,7 +78,7 @@ class WriteBatcherTest {
               sendingWhenSettled.add(batcher[0].sending());
               return CompletableFuture.completedFuture(reply);
             },
-            100, 1 << 20, 1, Duration.ofMinutes(1));
+            100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED);
     assertThat(batcher[0].sending()).isFalse();
     batcher[0].submit(op("a"));
     batcher[0].submit(op("b"));
@@ -94,7 +95,7 @@ class WriteBatcherTest {
   @Test
   void freeSlotsSendAtOnceAndBatchesRespectTheOpAndByteLimits() {
     int oneOp = op("a").getSerializedSize();
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 3, oneOp * 2, 2, Duration.ofMinutes(1));
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 3, oneOp * 2, 2, Duration.ofMinutes(1), UNBOUNDED);
     batcher.submit(op("a"));
     batcher.submit(op("b"));
     assertThat(sent).as("two free slots: two batches of one").hasSize(2);
@@ -112,7 +113,7 @@ class WriteBatcherTest {
 
   @Test
   void aFailedBatchFailsEachOfItsWritesAndFreesTheSlot() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1));
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED);
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     StorageException lost = new StorageException(StorageException.Reason.UNAVAILABLE, "no leader");
@@ -125,7 +126,7 @@ class WriteBatcherTest {
 
   @Test
   void aReplyWithTooFewOutcomesFailsTheWritesItLeavesOut() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1));
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED);
     batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     CompletableFuture<Outcome> c = batcher.submit(op("c"));
@@ -137,7 +138,7 @@ class WriteBatcherTest {
 
   @Test
   void aWriterWaitsNoLongerThanTheTimeoutWhileItsBatchKeepsTheSlot() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofSeconds(1));
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofSeconds(1), UNBOUNDED);
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
 
     await().atMost(Duration.ofSeconds(10)).until(a::isDone);
@@ -163,7 +164,7 @@ class WriteBatcherTest {
           settling.add(reply);
           return applied;
         },
-        100, 1 << 20, 1, Duration.ofMinutes(1));
+        100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED);
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
 
@@ -180,7 +181,7 @@ class WriteBatcherTest {
   @Test
   void aBatchThatIsNotSettledInTimeFailsItsWriters() {
     WriteBatcher batcher =
-        new WriteBatcher(this::send, reply -> new CompletableFuture<>(), 100, 1 << 20, 1, Duration.ofMillis(200));
+        new WriteBatcher(this::send, reply -> new CompletableFuture<>(), 100, 1 << 20, 1, Duration.ofMillis(200), UNBOUNDED);
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     answer(0, 1);
 
@@ -189,8 +190,43 @@ class WriteBatcherTest {
   }
 
   @Test
+  void aWriteThatWouldOverfillTheQueuesByteBudgetIsRefusedAtOnceAndLaterOnesFitAgain() {
+    int oneOp = op("a").getSerializedSize();
+    WriteBatcher batcher = new WriteBatcher(
+        this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), 2L * oneOp);
+    CompletableFuture<Outcome> inFlight = batcher.submit(op("a"));
+    CompletableFuture<Outcome> b = batcher.submit(op("b"));
+    CompletableFuture<Outcome> c = batcher.submit(op("c"));
+
+    assertThatThrownBy(() -> batcher.submit(op("d")))
+        .isInstanceOfSatisfying(StorageException.class, e -> {
+          assertThat(e.reason()).isEqualTo(StorageException.Reason.RESOURCE_EXHAUSTED);
+          assertThat(e.getMessage()).contains("nothing was written");
+        });
+
+    answer(0, 1); // b and c leave the queue as the next batch
+    assertThat(inFlight.join().getRevision()).isEqualTo(1);
+    CompletableFuture<Outcome> d = batcher.submit(op("d"));
+    answer(1, 2);
+    answer(2, 4);
+    assertThat(List.of(b.join(), c.join(), d.join())).extracting(Outcome::getRevision).containsExactly(2L, 3L, 4L);
+    assertThat(sent).extracting(Batch::getOpsCount).containsExactly(1, 2, 1);
+  }
+
+  @Test
+  void anEmptyQueueTakesAWriteLargerThanItsWholeByteBudget() {
+    WriteBatcher batcher = new WriteBatcher(
+        this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), 1);
+    CompletableFuture<Outcome> a = batcher.submit(op("a"));
+    CompletableFuture<Outcome> b = batcher.submit(op("b"));
+    answer(0, 1);
+    answer(1, 2);
+    assertThat(List.of(a.join(), b.join())).extracting(Outcome::getRevision).containsExactly(1L, 2L);
+  }
+
+  @Test
   void closingFailsQueuedWritesAndRefusesNewOnes() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1));
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED);
     CompletableFuture<Outcome> inFlight = batcher.submit(op("a"));
     CompletableFuture<Outcome> queued = batcher.submit(op("b"));
     batcher.close();

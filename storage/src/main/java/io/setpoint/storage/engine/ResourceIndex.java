@@ -39,14 +39,18 @@ public final class ResourceIndex {
   private final ConcurrentHashMap<String, Chain> heads = new ConcurrentHashMap<>();
   private final Map<String, Set<String>> childrenByOwnerUid = new ConcurrentHashMap<>();
   private final Entry[] history;
+  private final long historyBytesMax;
   private int historyOldest;
   private int historySize;
+  /** The encoded size of the resources of the entries in {@link #history}. */
+  private long historyBytes;
   private volatile long revision;
   /** Reads at revisions below this may be wrong: their history was cut. */
   private volatile long floor;
 
   public ResourceIndex(Limits limits) {
     this.history = new Entry[limits.history()];
+    this.historyBytesMax = limits.historyBytes();
   }
 
   /**
@@ -201,13 +205,24 @@ public final class ResourceIndex {
 
   private void commit(Entry entry) {
     revision = entry.revision;
-    if (historySize < history.length) {
-      history[(historyOldest + historySize++) % history.length] = entry;
-      return;
+    if (historySize == history.length) {
+      compactOldest();
     }
+    history[(historyOldest + historySize++) % history.length] = entry;
+    historyBytes += bytes(entry);
+    // The newest change always stays, however large, so a watch can still resume just before it.
+    while (historyBytes > historyBytesMax && historySize > 1) {
+      compactOldest();
+    }
+  }
+
+  /** Drops the oldest change from the history; reads before its revision become {@code COMPACTED}. */
+  private void compactOldest() {
     Entry evicted = history[historyOldest];
-    history[historyOldest] = entry;
+    history[historyOldest] = null;
     historyOldest = (historyOldest + 1) % history.length;
+    historySize--;
+    historyBytes -= bytes(evicted);
     // Publish the new floor before cutting, so a reader that finds a cut chain also sees the floor.
     floor = evicted.revision;
     evicted.cutHistory();
@@ -216,6 +231,21 @@ public final class ResourceIndex {
       chains.remove(evicted.key, chain);
       heads.remove(evicted.key, chain);
     }
+  }
+
+  /** What an entry counts against the history's byte budget (memoized by protobuf). */
+  private static long bytes(Entry entry) {
+    return entry.resource.getSerializedSize();
+  }
+
+  /** How many changes the history holds (for tests). */
+  int historySize() {
+    return historySize;
+  }
+
+  /** The encoded bytes of the resources the history holds (for tests). */
+  long historyBytes() {
+    return historyBytes;
   }
 
   /** Makes {@code head} its key's newest entry: in {@code chain}, or in a new one for a new key. */

@@ -8,11 +8,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One watcher: a backlog (snapshot or replay) delivered first, then live events from a bounded
- * buffer that the single writer fills. A watcher that falls a whole buffer behind is closed and
- * told which revision to resume after; it never silently misses an event.
+ * One watcher: a backlog (snapshot or replay) delivered first, then live events from a buffer
+ * bounded by count and by bytes that the single writer fills. A watcher that falls a whole buffer
+ * behind is closed and told which revision to resume after; it never silently misses an event.
  */
 final class Subscription implements Watch {
   /** Wakes a consumer blocked on an empty buffer when the watch closes. */
@@ -21,6 +22,9 @@ final class Subscription implements Watch {
   final Query query;
   private final WatchHub hub;
   private final LinkedBlockingQueue<WatchEvent> live;
+  private final long maxBytes;
+  /** The encoded size of the events in {@link #live}: added by the writer, taken by the consumer. */
+  private final AtomicLong liveBytes = new AtomicLong();
   /** Delivered from the front; each slot is cleared once delivered, so a drained backlog is free. */
   private WatchEvent[] backlog = new WatchEvent[0];
   private int backlogNext;
@@ -29,10 +33,11 @@ final class Subscription implements Watch {
   private volatile boolean closedByClient;
   private long lastDelivered;
 
-  Subscription(Query query, WatchHub hub, int buffer, long startRevision) {
+  Subscription(Query query, WatchHub hub, int buffer, long maxBytes, long startRevision) {
     this.query = query;
     this.hub = hub;
     this.live = new LinkedBlockingQueue<>(buffer);
+    this.maxBytes = maxBytes;
     this.lastDelivered = startRevision;
   }
 
@@ -43,10 +48,24 @@ final class Subscription implements Watch {
 
   /** Called by the writer, in commit order. */
   void offer(WatchEvent event) {
-    if (closedBecause == null && !live.offer(event)) {
-      closedBecause = "fell more than " + (live.size()) + " events behind";
-      hub.remove(this);
+    if (closedBecause != null) {
+      return;
     }
+    long size = event.getSerializedSize();
+    long held = liveBytes.get();
+    // An empty buffer takes any one event, however large, so every event can be delivered.
+    if (held > 0 && held + size > maxBytes) {
+      fellBehind("more than " + maxBytes + " bytes of events");
+    } else if (!live.offer(event)) {
+      fellBehind("more than " + live.size() + " events");
+    } else {
+      liveBytes.addAndGet(size);
+    }
+  }
+
+  private void fellBehind(String what) {
+    closedBecause = "fell " + what + " behind";
+    hub.remove(this);
   }
 
   /** Closes the watch from the backend's side; the consumer sees {@code WATCH_CLOSED}. */
@@ -88,6 +107,7 @@ final class Subscription implements Watch {
     if (event == WAKE_UP || closedByClient) {
       throw closed();
     }
+    liveBytes.addAndGet(-event.getSerializedSize());
     return delivered(event);
   }
 

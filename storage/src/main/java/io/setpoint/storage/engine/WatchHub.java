@@ -23,9 +23,11 @@ public final class WatchHub {
 
   private final Map<String, List<Subscription>> byType = new ConcurrentHashMap<>();
   private final int buffer;
+  private final long bufferBytes;
 
   public WatchHub(Limits limits) {
     this.buffer = limits.watchBuffer();
+    this.bufferBytes = limits.watchBufferBytes();
   }
 
   /**
@@ -33,7 +35,7 @@ public final class WatchHub {
    * backlog with {@link #backlog} before handing it out.
    */
   public io.setpoint.storage.Watch subscribe(Query query, long revision) {
-    Subscription sub = new Subscription(query, this, buffer, revision);
+    Subscription sub = new Subscription(query, this, buffer, bufferBytes, revision);
     // Add inside compute(): a concurrent remove() of the type's last watcher must not detach the
     // list this subscription joins.
     byType.compute(

@@ -194,6 +194,47 @@ class MemoryBackendTest {
   }
 
   @Test
+  void watcherWhoseBufferOutgrowsItsByteBudgetIsClosedAfterWhatItHoldsAndCanResume()
+      throws InterruptedException {
+    // Each event encodes to a little over 10 KB: three fit in the budget, a fourth does not.
+    String payload = "x".repeat(10_000);
+    MemoryBackend backend = backend(new Limits(1024, 1024).withWatchBufferBytes(35_000));
+    EventStream slow =
+        EventStream.withSnapshot(backend.watch(WIDGET, DEFAULT_TENANCY, "", 0), TIMEOUT);
+    slow.snapshot();
+
+    List<Change> written = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      written.add(Change.upsert(backend.writeCas(changed(resource(id("x" + i)), payload))));
+    }
+    assertThat(slow.next(3)).containsExactlyElementsOf(written.subList(0, 3));
+    long resumeAfter = revision(written.get(2).resource());
+    StorageException closed = assertFails(Reason.WATCH_CLOSED, () -> slow.watch().poll(TIMEOUT));
+    assertThat(closed.getMessage())
+        .contains("fell more than 35000 bytes of events behind")
+        .contains("since_revision " + resumeAfter);
+
+    EventStream resumed =
+        EventStream.resumed(
+            backend.watch(WIDGET, DEFAULT_TENANCY, "", resumeAfter), resumeAfter, TIMEOUT);
+    assertThat(resumed.next(3)).containsExactlyElementsOf(written.subList(3, 6));
+    resumed.close();
+  }
+
+  @Test
+  void aWatcherThatKeepsUpReceivesEventsLargerThanItsWholeByteBudget() throws InterruptedException {
+    MemoryBackend backend = backend(new Limits(1024, 1024).withWatchBufferBytes(100));
+    EventStream watcher =
+        EventStream.withSnapshot(backend.watch(WIDGET, DEFAULT_TENANCY, "", 0), TIMEOUT);
+    watcher.snapshot();
+    for (int i = 0; i < 3; i++) {
+      Resource big = backend.writeCas(changed(resource(id("big" + i)), "y".repeat(1_000)));
+      assertThat(watcher.next(1)).containsExactly(Change.upsert(big));
+    }
+    watcher.close();
+  }
+
+  @Test
   void snapshotUpsertsCarryTheRevisionOfTheirWrite() throws InterruptedException {
     MemoryBackend backend = backend(Limits.DEFAULT);
     Resource a = backend.writeCas(resource(id("a")));

@@ -100,8 +100,13 @@ final class MemberHealth implements AutoCloseable {
 
   /** Why writes are refused now, or null when they are not. */
   StorageException refusal() {
+    return refusal("cannot write now");
+  }
+
+  /** Why {@code what} is refused now, or null when it is not: {@code "<what>: <reason>"}. */
+  StorageException refusal(String what) {
     Health now = health;
-    return now.ok() ? null : new StorageException(Reason.UNAVAILABLE, "cannot write now: " + now.reason());
+    return now.ok() ? null : new StorageException(Reason.UNAVAILABLE, what + ": " + now.reason());
   }
 
   /**

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,6 +38,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
@@ -44,6 +46,7 @@ import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
@@ -98,7 +101,12 @@ public final class RaftBackend implements Backend, Replication {
   /** Leadership transfers. */
   private final RaftClient client;
   /** Forwards batches of writes to the leader; never repeats one that may have been committed. */
-  private final RaftClient forwarder;
+  private volatile RaftClient forwarder;
+  /** A new {@link #forwarder} that first asks the given member (null: Ratis's choice). */
+  private final Function<RaftPeerId, RaftClient> newForwarder;
+  private final RaftGroup group;
+  /** Forwarders replaced by {@link #renewForwarder}, closed after a request timeout or on close. */
+  private final List<RaftClient> retiredForwarders = new CopyOnWriteArrayList<>();
   private final LocalSubmitter local;
   /**
    * Where Raft's answers are handled: never on a Ratis thread, because whoever an answer wakes may
@@ -121,7 +129,8 @@ public final class RaftBackend implements Backend, Replication {
       Leadership leadership,
       RaftServer server,
       RaftClient client,
-      RaftClient forwarder,
+      Function<RaftPeerId, RaftClient> newForwarder,
+      RaftGroup group,
       ExecutorService replies,
       MemberHealth health,
       ScheduledExecutorService healthTimer) {
@@ -131,7 +140,9 @@ public final class RaftBackend implements Backend, Replication {
     this.leadership = leadership;
     this.server = server;
     this.client = client;
-    this.forwarder = forwarder;
+    this.newForwarder = newForwarder;
+    this.forwarder = newForwarder.apply(null);
+    this.group = group;
     this.replies = replies;
     this.health = health;
     this.healthTimer = healthTimer;
@@ -192,11 +203,12 @@ public final class RaftBackend implements Backend, Replication {
               .build();
       server.start();
       client = client(properties, parameters, group, RatisSettings.retryPolicy(config.tuning()));
-      RaftClient forwarder =
-          client(RatisSettings.forwarding(properties, config.tuning()), parameters, group,
-              RatisSettings.forwardRetryPolicy(config.tuning()));
-      RaftBackend backend =
-          new RaftBackend(config, store, leadership, server, client, forwarder, replies, health, healthTimer);
+      RaftProperties forwarding = RatisSettings.forwarding(properties, config.tuning());
+      RetryPolicy forwardRetries = RatisSettings.forwardRetryPolicy(config.tuning());
+      Function<RaftPeerId, RaftClient> newForwarder =
+          firstAsked -> client(forwarding, parameters, group, forwardRetries, firstAsked);
+      RaftBackend backend = new RaftBackend(
+          config, store, leadership, server, client, newForwarder, group, replies, health, healthTimer);
       forwarded.open(backend.writes, backend::ownEntry);
       health.attach(server, group, RatisSettings.peerId(config.nodeName()), backend::stopWrites);
       return backend;
@@ -219,12 +231,20 @@ public final class RaftBackend implements Backend, Replication {
 
   private static RaftClient client(
       RaftProperties properties, Parameters parameters, RaftGroup group, RetryPolicy retryPolicy) {
-    return RaftClient.newBuilder()
+    return client(properties, parameters, group, retryPolicy, null);
+  }
+
+  private static RaftClient client(
+      RaftProperties properties, Parameters parameters, RaftGroup group, RetryPolicy retryPolicy, RaftPeerId firstAsked) {
+    RaftClient.Builder builder = RaftClient.newBuilder()
         .setProperties(properties)
         .setParameters(parameters)
         .setRaftGroup(group)
-        .setRetryPolicy(retryPolicy)
-        .build();
+        .setRetryPolicy(retryPolicy);
+    if (firstAsked != null) {
+      builder.setLeaderId(firstAsked);
+    }
+    return builder.build();
   }
 
   // ---- Backend
@@ -397,6 +417,7 @@ public final class RaftBackend implements Backend, Replication {
     writes.close();
     store.close();
     closeQuietly(forwarder);
+    retiredForwarders.forEach(RaftBackend::closeQuietly);
     closeQuietly(client);
     closeQuietly(server);
     replies.shutdown();
@@ -472,7 +493,10 @@ public final class RaftBackend implements Backend, Replication {
 
   /** Fails fast while the log cannot take writes, with the reason. */
   private void checkWritable() {
-    StorageException refusal = health.refusal();
+    throwIfRefused(health.refusal());
+  }
+
+  private static void throwIfRefused(StorageException refusal) {
     if (refusal != null) {
       throw refusal;
     }
@@ -518,7 +542,8 @@ public final class RaftBackend implements Backend, Replication {
    * tried again until the request timeout.
    */
   private void catchUp() {
-    checkWritable();
+    // Raft is down on this member until its log takes writes again: no leader to catch up with.
+    throwIfRefused(health.refusal("cannot read consistently now"));
     long deadline = System.nanoTime() + timeout.toNanos();
     long pauseNanos = RETRY_PAUSE_MIN.toNanos();
     for (;;) {
@@ -564,11 +589,43 @@ public final class RaftBackend implements Backend, Replication {
    * committed.
    */
   private RaftClientReply forward(Message forward) {
+    RaftClient asked = forwarder;
     try {
-      return forwarder.io().sendReadOnlyNonLinearizable(forward);
+      return asked.io().sendReadOnlyNonLinearizable(forward);
+    } catch (GroupMismatchException e) {
+      // The member asked has taken its Raft division down (its log failed; see MemberHealth), so
+      // it committed nothing. Ratis's client keeps asking it for good, unlike a member that does
+      // not answer: ask the leader this member knows of, with a new client.
+      try {
+        return renewForwarder(asked).io().sendReadOnlyNonLinearizable(forward);
+      } catch (IOException again) {
+        throw mayStillBeApplied(again);
+      }
     } catch (IOException e) {
       throw mayStillBeApplied(e);
     }
+  }
+
+  /**
+   * Replaces {@code failed} (unless another forward did already) by a client that first asks the
+   * leader this member knows of, or else another member. The old client is closed once the
+   * forwards still on it have had their time.
+   */
+  private synchronized RaftClient renewForwarder(RaftClient failed) {
+    if (forwarder != failed || closed) {
+      return forwarder;
+    }
+    RaftPeerId gone = failed.getLeaderId();
+    RaftPeerId next = leader().map(RaftPeerId::valueOf).filter(l -> !l.equals(gone))
+        .orElseGet(() -> group.getPeers().stream().map(p -> p.getId())
+            .filter(id -> !id.equals(gone) && !id.equals(self)).findFirst().orElse(null));
+    forwarder = newForwarder.apply(next);
+    retiredForwarders.add(failed);
+    healthTimer.schedule(() -> {
+      retiredForwarders.remove(failed);
+      closeQuietly(failed);
+    }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+    return forwarder;
   }
 
   /** {@code batch} as this member's own log entry; {@code null} when it does not lead. */

@@ -33,6 +33,7 @@ import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Consistency;
+import io.setpoint.storage.Health;
 import io.setpoint.storage.Page;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
@@ -248,6 +249,14 @@ public abstract class BackendConformanceTest {
                     LinkedHashMap::new,
                     Collectors.mapping(r -> r.getId().getName(), Collectors.toList())));
     names.forEach((t, n) -> assertThat(n).as("names in %s", t).isSorted());
+  }
+
+  // ---- Health.
+
+  @Test
+  void health_aRunningBackendThatTookAWriteIsHealthy() {
+    backend.writeCas(resource(id("a")));
+    assertThat(backend.health()).isEqualTo(Health.OK);
   }
 
   // ---- Read: not found, consistency levels, uid, group version.

@@ -135,7 +135,10 @@ public final class RaftBackend implements Backend, Replication {
    * or creates it, and joins the cluster. Returns without waiting for a leader; requests wait for
    * one, up to the request timeout.
    *
-   * @throws UncheckedIOException when the data directory or the port cannot be used
+   * @throws UncheckedIOException when the data directory or the port cannot be used; when the data
+   *     directory is damaged so that starting would serve less than this member acknowledged (a
+   *     snapshot or log segment gone or failing its checksum, {@code raft-meta} lost on a member
+   *     of a cluster), the message names the files, the cause and what to do
    * @throws IllegalArgumentException when a {@linkplain RaftConfig#tls() TLS} file cannot be used
    *     (the message names it)
    */
@@ -149,20 +152,22 @@ public final class RaftBackend implements Backend, Replication {
     ExecutorService replies =
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("setpoint-raft-reply-", 0).factory());
     ForwardedWrites forwarded = new ForwardedWrites(config.nodeName(), replies);
+    StartupCheck check = new StartupCheck(config, properties);
     RaftServer server = null;
     RaftClient client = null;
     try {
+      StartupCheck.Start start = check.run();
       server =
           RaftServer.newBuilder()
               .setServerId(RatisSettings.peerId(config.nodeName()))
               .setGroup(group)
-              .setStateMachine(new StoreStateMachine(store, leadership, forwarded))
+              .setStateMachine(new StoreStateMachine(store, leadership, forwarded, start))
               .setProperties(properties)
               .setParameters(parameters)
               // Recovers an existing data directory, formats a new one.
               .setOption(RaftStorage.StartupOption.RECOVER)
               .build();
-      server.start();
+      startServer(server, check, config);
       client = client(properties, parameters, group, RatisSettings.retryPolicy(config.tuning()));
       RaftClient forwarder =
           client(RatisSettings.forwarding(properties, config.tuning()), parameters, group,
@@ -175,13 +180,33 @@ public final class RaftBackend implements Backend, Replication {
       closeQuietly(server);
       replies.shutdown();
       leadership.close();
-      throw new UncheckedIOException("cannot start Raft member " + config.nodeName() + " in " + config.dataDir(), e);
+      throw new UncheckedIOException(e.getMessage(), e);
     } catch (RuntimeException e) {
       closeQuietly(client);
       closeQuietly(server);
       replies.shutdown();
       leadership.close();
       throw e;
+    }
+  }
+
+  /**
+   * Starts {@code server}; when it fails, the failure names the damaged log segment if there is
+   * one (Ratis's own names neither the file nor, beyond a stack trace, the cause), else says what
+   * failed in the end.
+   */
+  private static void startServer(RaftServer server, StartupCheck check, RaftConfig config) throws IOException {
+    try {
+      server.start();
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(server);
+      Throwable root = e;
+      while (root.getCause() != null) {
+        root = root.getCause();
+      }
+      String cause = root.getMessage() == null ? root.toString() : root.getMessage();
+      throw new IOException(check.damagedLog().orElse(
+          "Raft member " + config.nodeName() + " did not start in " + config.dataDir() + ": " + cause), e);
     }
   }
 

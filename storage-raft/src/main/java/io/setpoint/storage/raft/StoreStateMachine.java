@@ -6,7 +6,6 @@ import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
 import io.setpoint.storage.raft.v1.Forward;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,16 +54,21 @@ final class StoreStateMachine extends BaseStateMachine {
    * while there is none, which cost a large share of a member's CPU before its first snapshot.
    */
   private volatile SingleFileSnapshotInfo latestSnapshot;
+  /** The snapshot {@link StartupCheck} chose and read, until {@link #initialize} restores it. */
+  private StartupCheck.Start start;
 
   /**
    * @param leadership told true when this member becomes a ready leader, false when it stops
    *     leading
    * @param forwarded where batches forwarded to this member as leader go
+   * @param start the snapshot to start from, null for none
    */
-  StoreStateMachine(ReplicatedStore store, Consumer<Boolean> leadership, ForwardedWrites forwarded) {
+  StoreStateMachine(
+      ReplicatedStore store, Consumer<Boolean> leadership, ForwardedWrites forwarded, StartupCheck.Start start) {
     this.store = store;
     this.leadership = leadership;
     this.forwarded = forwarded;
+    this.start = start;
   }
 
   @Override
@@ -75,7 +79,10 @@ final class StoreStateMachine extends BaseStateMachine {
             () -> {
               super.initialize(server, groupId, raftStorage);
               storage.init(raftStorage);
-              loadLatestSnapshot();
+              if (start != null) {
+                restore(start.snapshot(), start.contents());
+                start = null;
+              }
             });
   }
 
@@ -162,27 +169,29 @@ final class StoreStateMachine extends BaseStateMachine {
   /** Ratis installed a snapshot from the leader: the state becomes that snapshot's. */
   @Override
   public void reinitialize() throws IOException {
-    loadLatestSnapshot();
+    loadInstalledSnapshot();
     if (getLifeCycleState() == LifeCycle.State.PAUSED) {
       getLifeCycle().transition(LifeCycle.State.STARTING);
       getLifeCycle().transition(LifeCycle.State.RUNNING);
     }
   }
 
-  private void loadLatestSnapshot() throws IOException {
+  private void loadInstalledSnapshot() throws IOException {
     SingleFileSnapshotInfo snapshot = storage.loadLatestSnapshot();
-    latestSnapshot = snapshot;
     if (snapshot == null) {
       return;
     }
     Path file = snapshot.getFile().getPath();
-    if (!Files.exists(file)) {
-      throw new IOException("snapshot " + snapshot + " has no file " + file);
+    try {
+      restore(snapshot, SnapshotFile.readVerified(file));
+    } catch (IOException e) {
+      throw new IOException("snapshot " + file + " cannot be used: " + e.getMessage(), e);
     }
-    if (snapshot.getFile().getFileDigest() != null) {
-      MD5FileUtil.verifySavedMD5(file.toFile(), snapshot.getFile().getFileDigest());
-    }
-    SnapshotFile.Contents contents = SnapshotFile.read(file);
+  }
+
+  private void restore(SingleFileSnapshotInfo snapshot, SnapshotFile.Contents contents) {
+    latestSnapshot = snapshot;
+    storage.updateLatestSnapshot(snapshot);
     store.restore(contents.revision(), contents.resources());
     setLastAppliedTermIndex(snapshot.getTermIndex());
     log.info(

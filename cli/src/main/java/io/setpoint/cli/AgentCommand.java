@@ -8,6 +8,7 @@ import io.setpoint.server.agent.Agent;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.raft.RaftBackend;
 import io.setpoint.storage.raft.RaftConfig;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -223,6 +224,9 @@ final class AgentCommand implements Callable<Integer> {
     }
     try {
       return RaftBackend.start(RaftConfig.of(node, dataDir, raftPort, peers).withTls(raftTls));
+    } catch (UncheckedIOException e) {
+      // The store's own message names the directory, the damaged file and what to do.
+      throw new CliException(e.getMessage(), e);
     } catch (RuntimeException e) {
       throw new CliException("cannot open the store in " + dataDir + ": " + e.getMessage(), e);
     }

@@ -157,7 +157,7 @@ public final class RaftBackend implements Backend, Replication {
     RaftClient client = null;
     try {
       StartupCheck.Start start = check.run();
-      server =
+      server = started(
           RaftServer.newBuilder()
               .setServerId(RatisSettings.peerId(config.nodeName()))
               .setGroup(group)
@@ -165,9 +165,9 @@ public final class RaftBackend implements Backend, Replication {
               .setProperties(properties)
               .setParameters(parameters)
               // Recovers an existing data directory, formats a new one.
-              .setOption(RaftStorage.StartupOption.RECOVER)
-              .build();
-      startServer(server, check, config);
+              .setOption(RaftStorage.StartupOption.RECOVER),
+          check,
+          config);
       client = client(properties, parameters, group, RatisSettings.retryPolicy(config.tuning()));
       RaftClient forwarder =
           client(RatisSettings.forwarding(properties, config.tuning()), parameters, group,
@@ -191,13 +191,17 @@ public final class RaftBackend implements Backend, Replication {
   }
 
   /**
-   * Starts {@code server}; when it fails, the failure names the damaged log segment if there is
-   * one (Ratis's own names neither the file nor, beyond a stack trace, the cause), else says what
-   * failed in the end.
+   * Builds and starts the Raft server; when that fails, the failure names the damaged log segment
+   * if there is one (Ratis's own names neither the file nor, beyond a stack trace, the cause), else
+   * says what failed in the end.
    */
-  private static void startServer(RaftServer server, StartupCheck check, RaftConfig config) throws IOException {
+  private static RaftServer started(RaftServer.Builder builder, StartupCheck check, RaftConfig config)
+      throws IOException {
+    RaftServer server = null;
     try {
+      server = builder.build();
       server.start();
+      return server;
     } catch (IOException | RuntimeException e) {
       closeQuietly(server);
       Throwable root = e;

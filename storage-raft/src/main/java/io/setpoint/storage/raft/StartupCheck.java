@@ -47,6 +47,12 @@ import org.slf4j.LoggerFactory;
  */
 final class StartupCheck {
   private static final Logger log = LoggerFactory.getLogger(StartupCheck.class);
+  /**
+   * The free space a member needs to start. Starting writes at once (the term of an election, the
+   * leader's first entry, a new 4 MiB log segment), and Ratis's write of {@code raft-meta} on a
+   * full disk renames an empty file over the old one.
+   */
+  static final long MIN_FREE_BYTES = 16L << 20;
   /** Where a snapshot that cannot be used is moved (Ratis's own name for such files). */
   private static final String ASIDE = ".corrupt";
 
@@ -74,6 +80,7 @@ final class StartupCheck {
    * @throws IOException when this member must not start; the message says why and what to do
    */
   Start run() throws IOException {
+    checkFreeSpace();
     if (!Files.isDirectory(dir.group()) || dir.isNew()) {
       return null;
     }
@@ -84,6 +91,19 @@ final class StartupCheck {
         throw new IOException(dir.group() + " is in use by another process (it holds in_use.lock there)");
       }
       return checked();
+    }
+  }
+
+  private void checkFreeSpace() throws IOException {
+    Path existing = config.dataDir().toAbsolutePath();
+    while (!Files.exists(existing) && existing.getParent() != null) {
+      existing = existing.getParent();
+    }
+    long free = Files.getFileStore(existing).getUsableSpace();
+    if (free < MIN_FREE_BYTES) {
+      throw new IOException("not starting on " + config.dataDir() + ": its disk has " + free + " bytes free, and a"
+          + " member needs " + MIN_FREE_BYTES + " to start (starting on a full disk could leave raft-meta empty)."
+          + " Free space on it and start again.");
     }
   }
 

@@ -7,12 +7,14 @@ import static io.setpoint.storage.conformance.Fixtures.resource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.testkit.FreePorts;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,12 +48,17 @@ class DamagedDataDirectoryTest {
   @AfterEach
   void stop() {
     running.forEach(RaftBackend::close);
+    running.clear();
   }
 
   /** Starts a node, writes 100 resources one write per log entry, stops it; the acknowledged writes. */
   private List<Resource> written(RaftTuning tuning) {
+    return written(root.resolve("data"), tuning);
+  }
+
+  private List<Resource> written(Path dataDir, RaftTuning tuning) {
     int port = FreePorts.loopback();
-    config = new RaftConfig("solo", root.resolve("data"), port, Map.of("solo", "127.0.0.1:" + port), Limits.DEFAULT,
+    config = new RaftConfig("solo", dataDir, port, Map.of("solo", "127.0.0.1:" + port), Limits.DEFAULT,
         tuning);
     dir = new DataDirectory(config);
     RaftBackend node = start();
@@ -241,6 +248,40 @@ class DamagedDataDirectoryTest {
         .contains("the log segment " + segment + " is damaged at byte")
         .contains("checksum")
         .contains("Restore " + config.dataDir() + " from a backup");
+  }
+
+  @Test
+  void aStartOnAFullDiskIsRefusedAndLeavesEveryFileForTheStartOnceSpaceIsFreed() throws Exception {
+    Path disk = Files.createDirectories(root.resolve("disk"));
+    assumeTrue(command("mount", "-t", "tmpfs", "-o", "size=40m", "tmpfs", disk.toString()) == 0,
+        "mounting a small tmpfs needs root");
+    try {
+      List<Resource> acked = written(disk.resolve("data"), PURGING);
+      byte[] meta = Files.readAllBytes(dir.metaFile());
+      Path filler = disk.resolve("filler");
+      try (OutputStream out = Files.newOutputStream(filler)) {
+        byte[] chunk = new byte[1 << 16];
+        while (true) {
+          out.write(chunk);
+        }
+      } catch (IOException full) {
+        // No space left on the device: the disk is full.
+      }
+
+      assertThat(refusal()).contains(" bytes free").contains("Free space on it and start again");
+      assertThat(dir.metaFile()).hasBinaryContent(meta);
+
+      Files.delete(filler);
+      assertThat(all(start())).containsExactlyInAnyOrderElementsOf(acked);
+    } finally {
+      stop();
+      command("umount", "-l", disk.toString()); // lazily: Ratis may still be closing a file
+    }
+  }
+
+  private static int command(String... command) throws IOException, InterruptedException {
+    return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start().waitFor();
   }
 
   @Test

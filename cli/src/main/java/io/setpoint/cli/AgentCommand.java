@@ -10,6 +10,7 @@ import io.setpoint.storage.engine.Limits;
 import io.setpoint.storage.memory.MemoryBackend;
 import io.setpoint.storage.raft.RaftBackend;
 import io.setpoint.storage.raft.RaftConfig;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -250,6 +251,9 @@ final class AgentCommand implements Callable<Integer> {
     }
     try {
       return RaftBackend.start(RaftConfig.of(node, dataDir, raftPort, peers).withLimits(limits()).withTls(raftTls));
+    } catch (UncheckedIOException e) {
+      // The store's own message names the directory, the damaged file and what to do.
+      throw new CliException(e.getMessage(), e);
     } catch (RuntimeException e) {
       throw new CliException("cannot open the store in " + dataDir + ": " + e.getMessage(), e);
     }

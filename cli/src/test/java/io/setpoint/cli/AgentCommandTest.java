@@ -18,8 +18,10 @@ import io.setpoint.demo.v2.Artist;
 import io.setpoint.server.agent.Agent;
 import io.setpoint.testkit.FreePorts;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -161,6 +163,36 @@ class AgentCommandTest {
   private static Resource artist(String name, String description) {
     return Resource.newBuilder().setId(Ids.of(DemoTypes.ARTIST, name))
         .setData(Any.pack(Artist.newBuilder().setName(name).setDescription(description).build())).build();
+  }
+
+  @Test
+  void aDurableAgentOnADamagedLogExitsOneWithOneLineNamingTheFileAndTheChecksum(@TempDir Path dataDir)
+      throws Exception {
+    String[] args = {"agent", "-data-dir", dataDir.toString(), "-port", "0", "-raft-port",
+        String.valueOf(FreePorts.loopback()), "-no-acls", "-demo-types", "-no-demo-controllers"};
+    int port = agent.start(args);
+    try (SetpointClient client = SetpointClient.connect("127.0.0.1:" + port)) {
+      client.write(Resource.newBuilder()
+          .setId(Ids.of(DemoTypes.ARTIST, "nina"))
+          .setData(Any.pack(Artist.newBuilder().setName("Nina Simone").build()))
+          .build());
+    }
+    agent.stop();
+    Path segment;
+    try (Stream<Path> files = Files.walk(dataDir)) {
+      segment = files.filter(f -> f.getFileName().toString().startsWith("log_")).findFirst().orElseThrow();
+    }
+    byte[] bytes = Files.readAllBytes(segment);
+    bytes[bytes.length / 2] ^= 0x5a;
+    Files.write(segment, bytes);
+
+    CliRun run = CliRun.run(args);
+
+    assertThat(run.code()).as(run.toString()).isEqualTo(1);
+    assertThat(run.err().lines()).as(run.toString()).singleElement().satisfies(line -> assertThat(line)
+        .startsWith("Error: not starting on " + dataDir + ": the log segment " + segment + " is damaged at byte")
+        .contains("checksum")
+        .endsWith("Restore " + dataDir + " from a backup taken while the node was stopped."));
   }
 
   @Test

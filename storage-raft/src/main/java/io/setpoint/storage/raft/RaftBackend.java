@@ -36,6 +36,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -159,7 +161,10 @@ public final class RaftBackend implements Backend, Replication {
    * or creates it, and joins the cluster. Returns without waiting for a leader; requests wait for
    * one, up to the request timeout.
    *
-   * @throws UncheckedIOException when the data directory or the port cannot be used
+   * @throws UncheckedIOException when the data directory or the port cannot be used; when the data
+   *     directory is damaged so that starting would serve less than this member acknowledged (a
+   *     snapshot or log segment gone or failing its checksum, {@code raft-meta} lost on a member
+   *     of a cluster), the message names the files, the cause and what to do
    * @throws IllegalArgumentException when a {@linkplain RaftConfig#tls() TLS} file cannot be used
    *     (the message names it)
    */
@@ -181,6 +186,7 @@ public final class RaftBackend implements Backend, Replication {
     ExecutorService replies =
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("setpoint-raft-reply-", 0).factory());
     ForwardedWrites forwarded = new ForwardedWrites(config.nodeName(), replies);
+    StartupCheck check = new StartupCheck(config, properties);
     ScheduledExecutorService healthTimer = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().daemon().name("setpoint-raft-health-" + config.nodeName()).factory());
     // Room for the log to grow by two preallocated chunks before a failed member resumes.
@@ -189,19 +195,26 @@ public final class RaftBackend implements Backend, Replication {
     RaftServer server = null;
     RaftClient client = null;
     try {
-      server =
+      // The snapshot the check chose is for the first division; one started again after its log
+      // failed loads the latest snapshot itself (see StoreStateMachine).
+      AtomicReference<StartupCheck.Start> first = new AtomicReference<>(check.run());
+      AtomicBoolean started = new AtomicBoolean();
+      server = started(
           RaftServer.newBuilder()
               .setServerId(RatisSettings.peerId(config.nodeName()))
               .setGroup(group)
               // A state machine per division: one started again after its log failed gets a new one.
-              .setStateMachineRegistry(
-                  groupId -> new StoreStateMachine(store, leadership, forwarded, health, beforeApply))
+              .setStateMachineRegistry(groupId -> {
+                boolean firstDivision = !started.getAndSet(true);
+                return new StoreStateMachine(
+                    store, leadership, forwarded, health, beforeApply, firstDivision, first.getAndSet(null));
+              })
               .setProperties(properties)
               .setParameters(parameters)
               // Recovers an existing data directory, formats a new one.
-              .setOption(RaftStorage.StartupOption.RECOVER)
-              .build();
-      server.start();
+              .setOption(RaftStorage.StartupOption.RECOVER),
+          check,
+          config);
       client = client(properties, parameters, group, RatisSettings.retryPolicy(config.tuning()));
       RaftProperties forwarding = RatisSettings.forwarding(properties, config.tuning());
       RetryPolicy forwardRetries = RatisSettings.forwardRetryPolicy(config.tuning());
@@ -218,7 +231,7 @@ public final class RaftBackend implements Backend, Replication {
       replies.shutdown();
       healthTimer.shutdownNow();
       leadership.close();
-      throw new UncheckedIOException("cannot start Raft member " + config.nodeName() + " in " + config.dataDir(), e);
+      throw new UncheckedIOException(e.getMessage(), e);
     } catch (RuntimeException e) {
       closeQuietly(client);
       closeQuietly(server);
@@ -226,6 +239,30 @@ public final class RaftBackend implements Backend, Replication {
       healthTimer.shutdownNow();
       leadership.close();
       throw e;
+    }
+  }
+
+  /**
+   * Builds and starts the Raft server; when that fails, the failure names the damaged log segment
+   * if there is one (Ratis's own names neither the file nor, beyond a stack trace, the cause), else
+   * says what failed in the end.
+   */
+  private static RaftServer started(RaftServer.Builder builder, StartupCheck check, RaftConfig config)
+      throws IOException {
+    RaftServer server = null;
+    try {
+      server = builder.build();
+      server.start();
+      return server;
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(server);
+      Throwable root = e;
+      while (root.getCause() != null) {
+        root = root.getCause();
+      }
+      String cause = root.getMessage() == null ? root.toString() : root.getMessage();
+      throw new IOException(check.damagedLog().orElse(
+          "Raft member " + config.nodeName() + " did not start in " + config.dataDir() + ": " + cause), e);
     }
   }
 

@@ -16,6 +16,8 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.util.MD5FileUtil;
 
 /**
  * The layout of a snapshot file: a length-delimited {@link SnapshotHeader}, then exactly {@code
@@ -122,6 +124,29 @@ final class SnapshotFile {
         throw new IOException(file + " holds more than its " + count + " resources");
       }
       return new Contents(header.getRevision(), resources);
+    }
+  }
+
+  /**
+   * Reads a file written by {@link #write} after checking it against the checksum Ratis keeps
+   * beside it ({@code FILE.md5}).
+   *
+   * @throws IOException naming the file and what is wrong with it: no checksum file, a checksum
+   *     that does not match, or contents that do not parse
+   */
+  static Contents readVerified(Path file) throws IOException {
+    MD5Hash stored = MD5FileUtil.readStoredMd5ForFile(file.toFile());
+    if (stored == null) {
+      throw new IOException("its checksum file " + MD5FileUtil.getDigestFileForFile(file.toFile()) + " is missing");
+    }
+    MD5Hash computed = MD5FileUtil.computeMd5ForFile(file.toFile());
+    if (!computed.equals(stored)) {
+      throw new IOException("its MD5 checksum is " + computed + ", not the " + stored + " recorded when it was written");
+    }
+    try {
+      return read(file);
+    } catch (IOException e) {
+      throw new IOException("its contents do not parse (" + e.getMessage() + ")", e);
     }
   }
 

@@ -64,6 +64,9 @@ final class StoreStateMachine extends BaseStateMachine {
    * while there is none, which cost a large share of a member's CPU before its first snapshot.
    */
   private volatile SingleFileSnapshotInfo latestSnapshot;
+  private final boolean firstDivision;
+  /** The snapshot {@link StartupCheck} chose and read, until {@link #initialize} restores it. */
+  private StartupCheck.Start start;
 
   /**
    * @param leadership told true when this member becomes a ready leader, false when it stops
@@ -72,18 +75,27 @@ final class StoreStateMachine extends BaseStateMachine {
    * @param health told when the log cannot be written or applying fails beyond recovery
    * @param beforeApply called with every batch before it is applied; tests make it throw to
    *     inject a failure of the state machine
+   * @param firstDivision whether this is the member's first division since the process started,
+   *     which starts from {@code start}; a division started again after its log failed loads the
+   *     latest snapshot itself, unless the store already holds the log past it
+   * @param start the snapshot {@link StartupCheck} chose and read for the first division, null for
+   *     none
    */
   StoreStateMachine(
       ReplicatedStore store,
       Consumer<Boolean> leadership,
       ForwardedWrites forwarded,
       MemberHealth health,
-      Consumer<Batch> beforeApply) {
+      Consumer<Batch> beforeApply,
+      boolean firstDivision,
+      StartupCheck.Start start) {
     this.store = store;
     this.leadership = leadership;
     this.forwarded = forwarded;
     this.health = health;
     this.beforeApply = beforeApply;
+    this.firstDivision = firstDivision;
+    this.start = start;
   }
 
   @Override
@@ -97,7 +109,12 @@ final class StoreStateMachine extends BaseStateMachine {
               for (Path leftover : SnapshotFile.deleteLeftovers(raftStorage.getStorageDir().getStateMachineDir().toPath())) {
                 log.info("deleted {}, left by a snapshot whose writing was interrupted", leftover);
               }
-              loadLatestSnapshot();
+              if (!firstDivision) {
+                loadLatestSnapshot();
+              } else if (start != null) {
+                restore(start.snapshot(), start.contents());
+                start = null;
+              }
             });
   }
 
@@ -216,26 +233,35 @@ final class StoreStateMachine extends BaseStateMachine {
     }
   }
 
+  /**
+   * Makes the latest snapshot on disk this member's state, checked against its checksum; when the
+   * store already holds the log past it (a division started again), only Ratis is told where
+   * applying resumes, and the entries the store holds are skipped as they are replayed.
+   */
   private void loadLatestSnapshot() throws IOException {
     SingleFileSnapshotInfo snapshot = storage.loadLatestSnapshot();
-    latestSnapshot = snapshot;
     if (snapshot == null) {
       return;
     }
-    Path file = snapshot.getFile().getPath();
-    if (!Files.exists(file)) {
-      throw new IOException("snapshot " + snapshot + " has no file " + file);
-    }
-    if (snapshot.getFile().getFileDigest() != null) {
-      MD5FileUtil.verifySavedMD5(file.toFile(), snapshot.getFile().getFileDigest());
-    }
-    setLastAppliedTermIndex(snapshot.getTermIndex());
     if (snapshot.getIndex() <= store.logIndex()) {
+      latestSnapshot = snapshot;
+      setLastAppliedTermIndex(snapshot.getTermIndex());
       log.info("the store already holds the log up to {}, past the snapshot as of {}", store.logIndex(), snapshot.getTermIndex());
       return;
     }
-    SnapshotFile.Contents contents = SnapshotFile.read(file);
+    Path file = snapshot.getFile().getPath();
+    try {
+      restore(snapshot, SnapshotFile.readVerified(file));
+    } catch (IOException e) {
+      throw new IOException("snapshot " + file + " cannot be used: " + e.getMessage(), e);
+    }
+  }
+
+  private void restore(SingleFileSnapshotInfo snapshot, SnapshotFile.Contents contents) {
+    latestSnapshot = snapshot;
+    storage.updateLatestSnapshot(snapshot);
     store.restore(contents.revision(), contents.resources(), snapshot.getIndex());
+    setLastAppliedTermIndex(snapshot.getTermIndex());
     log.info(
         "loaded a snapshot of {} resources at revision {} as of log {}",
         contents.resources().size(),

@@ -91,6 +91,11 @@ final class TestCluster implements AutoCloseable {
     }
   }
 
+  /** The configuration the member {@code name} starts with. */
+  RaftConfig config(String name) {
+    return configs.get(name);
+  }
+
   RaftBackend member(String name) {
     synchronized (running) {
       return running.get(name);

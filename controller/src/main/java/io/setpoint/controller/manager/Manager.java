@@ -119,13 +119,14 @@ public final class Manager implements AutoCloseable {
     return cache;
   }
 
-  /** The name, running state and queue depth of each registered controller. */
+  /** The name, running state, queue depth and failure, if any, of each registered controller. */
   public List<ControllerState> controllers() {
     List<ControllerState> out = new ArrayList<>();
     for (Supervised s : controllers.values()) {
       Runner runner = s.supervisor().running();
       out.add(new ControllerState(s.controller().name(), s.controller().managedType(),
-          s.controller().placement(), runner != null, runner == null ? 0 : runner.queueDepth()));
+          s.controller().placement(), runner != null, runner == null ? 0 : runner.queueDepth(),
+          s.supervisor().failure()));
     }
     out.sort(java.util.Comparator.comparing(ControllerState::name));
     return out;

@@ -63,7 +63,8 @@ class ControllerMetersAcrossRestartsTest {
       release.await();
       return Result.done();
     });
-    try (Manager manager = Manager.builder().client(setpoint.client()).meterRegistry(meters).leadership(leadership).build()) {
+    try (Manager manager = Manager.builder().client(setpoint.client())
+        .meterRegistry(meters).leadership(leadership).drainTimeout(Duration.ofSeconds(1)).build()) {
       manager.register(labels);
       manager.start();
       await().atMost(WAIT).until(() -> running(manager));

@@ -12,18 +12,26 @@ import io.setpoint.api.v1.Condition;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Status;
+import io.setpoint.api.v1.Tenancy;
+import io.setpoint.api.v1.Type;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.demo.v2.Genre;
 import io.setpoint.server.agent.Agent;
 import io.setpoint.server.service.ServiceLimits;
+import io.setpoint.storage.Consistency;
+import io.setpoint.storage.Page;
+import io.setpoint.storage.conformance.ForwardingBackend;
+import io.setpoint.storage.memory.MemoryBackend;
 import io.setpoint.testkit.FreePorts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,6 +47,9 @@ import org.junit.jupiter.api.io.TempDir;
 class ResourceCommandsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** The namespace and consistency of every list the store served, oldest first. */
+  private static final Queue<String> LISTINGS = new ConcurrentLinkedQueue<>();
+
   private static Agent agent;
   private static SetpointClient client;
   private static String address;
@@ -48,7 +59,15 @@ class ResourceCommandsTest {
   @BeforeAll
   static void start() {
     // Pages of two resources, so that list has to follow page tokens.
-    agent = Agent.builder().port(0).acls(false).types(DemoTypes::register).limits(new ServiceLimits(1 << 20, 2, 100)).start();
+    agent = Agent.builder().port(0).acls(false).types(DemoTypes::register).limits(new ServiceLimits(1 << 20, 2, 100))
+        .backend(new ForwardingBackend(new MemoryBackend()) {
+          @Override
+          public Page list(Consistency consistency, Type type, Tenancy tenancy, String prefix, int limit, String token) {
+            LISTINGS.add(tenancy.getNamespace() + " " + consistency);
+            return super.list(consistency, type, tenancy, prefix, limit, token);
+          }
+        })
+        .start();
     address = "127.0.0.1:" + agent.port();
     client = SetpointClient.connect(address);
   }
@@ -242,6 +261,29 @@ class ResourceCommandsTest {
     assertThat(none.code()).isZero();
     assertThat(none.out()).isEmpty();
     assertThat(none.err()).isEqualTo("No demo.v2.Artist resources found.\n");
+  }
+
+  @Test
+  void listConsistentAsksTheStoreForAStrongReadOnEveryPage() {
+    writeArtist("list-strong", "one");
+    writeArtist("list-strong", "two");
+    writeArtist("list-strong", "three");
+
+    CliRun strong = resource("list", "demo.v2.Artist", "-namespace", "list-strong", "-consistent");
+    List<String> strongPages = listingsOf("list-strong");
+    CliRun eventual = resource("list", "demo.v2.Artist", "-namespace", "list-strong");
+
+    assertThat(strong.code()).as(strong.toString()).isZero();
+    assertThat(names(strong)).containsExactly("one", "three", "two");
+    // Three resources in pages of two: both pages are strong reads, and the default stays eventual.
+    assertThat(strongPages).containsExactly("list-strong STRONG", "list-strong STRONG");
+    assertThat(eventual.code()).as(eventual.toString()).isZero();
+    assertThat(listingsOf("list-strong")).containsExactly(
+        "list-strong STRONG", "list-strong STRONG", "list-strong EVENTUAL", "list-strong EVENTUAL");
+  }
+
+  private static List<String> listingsOf(String namespace) {
+    return LISTINGS.stream().filter(listing -> listing.startsWith(namespace + " ")).toList();
   }
 
   @Test

@@ -85,7 +85,9 @@ class LeaseLockerTest {
 
   /** key -> the instances that handled it, among handlings from {@code from} on. */
   private Map<String, Set<String>> handlers(int from) {
-    return handled.subList(from, handled.size()).stream().collect(Collectors.groupingBy(
+    // A copy first: workers append while this reads, and a live sub-list would then throw.
+    List<Map.Entry<String, String>> snapshot = List.copyOf(handled);
+    return snapshot.subList(from, snapshot.size()).stream().collect(Collectors.groupingBy(
         Map.Entry::getValue, TreeMap::new, Collectors.mapping(Map.Entry::getKey, Collectors.toSet())));
   }
 

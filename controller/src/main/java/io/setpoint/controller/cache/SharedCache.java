@@ -38,7 +38,11 @@ public final class SharedCache implements Cache, AutoCloseable {
     this.client = client;
   }
 
-  /** Starts watching {@code type} (once; later calls do nothing). */
+  /**
+   * Starts watching {@code type} (once; later calls do nothing).
+   *
+   * @throws UnknownTypeException when the server does not serve {@code type}
+   */
   public void watch(Type type) {
     informers.computeIfAbsent(type, t -> {
       Informer informer = new Informer(client, t, scope(t), store(t), event -> dispatch(t, event));
@@ -76,7 +80,11 @@ public final class SharedCache implements Cache, AutoCloseable {
     }
   }
 
-  /** Waits until every type of {@code types} is primed; false on timeout. */
+  /**
+   * Waits until every type of {@code types} is primed; false on timeout.
+   *
+   * @throws UnknownTypeException when the server does not serve one of {@code types}
+   */
   public boolean awaitPrimed(Collection<Type> types, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     for (Type type : types) {
@@ -188,7 +196,7 @@ public final class SharedCache implements Cache, AutoCloseable {
       scope = scopes.get(type);
     }
     if (scope == null) {
-      throw new IllegalArgumentException(Types.format(type) + " is not a type the server knows");
+      throw new UnknownTypeException(type, client.address());
     }
     return scope;
   }

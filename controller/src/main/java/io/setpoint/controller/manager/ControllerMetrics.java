@@ -2,6 +2,7 @@ package io.setpoint.controller.manager;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.setpoint.controller.queue.QueueListener;
 import java.time.Duration;
@@ -15,6 +16,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * controller_runtime_reconcile_errors_total}, {@code controller_runtime_reconcile_time_seconds},
  * {@code controller_runtime_active_workers}, and the {@code workqueue_*} family with {@code
  * name=<controller>}.
+ *
+ * <p>One instance per controller or loop for the life of its manager, shared by every run of it:
+ * a gauge registers its value holder only once, so a controller restarted (after a leader change,
+ * say) with fresh meters would get a registry warning and gauges stuck on the first run's values.
  */
 final class ControllerMetrics {
   static final String SUCCESS = "success";
@@ -28,6 +33,7 @@ final class ControllerMetrics {
   private final Counter errors;
   private final Timer reconcileTime;
   private final AtomicInteger activeWorkers = new AtomicInteger();
+  private final MeteredQueue queue;
 
   ControllerMetrics(MeterRegistry registry, String controller) {
     this.registry = registry;
@@ -37,8 +43,13 @@ final class ControllerMetrics {
     this.reconcileTime = Timer.builder("controller.runtime.reconcile.time")
         .description("How long reconciles took").tag("controller", controller)
         .publishPercentileHistogram().register(registry);
-    registry.gauge("controller.runtime.active.workers",
-        io.micrometer.core.instrument.Tags.of("controller", controller), activeWorkers);
+    registry.gauge("controller.runtime.active.workers", Tags.of("controller", controller), activeWorkers);
+    this.queue = new MeteredQueue(
+        Counter.builder("workqueue.adds").tag("name", controller).register(registry),
+        Counter.builder("workqueue.retries").tag("name", controller).register(registry),
+        Timer.builder("workqueue.queue.duration").tag("name", controller).publishPercentileHistogram().register(registry),
+        Timer.builder("workqueue.work.duration").tag("name", controller).publishPercentileHistogram().register(registry),
+        registry.gauge("workqueue.depth", Tags.of("name", controller), new AtomicInteger()));
   }
 
   void reconciled(String result, Duration took) {
@@ -61,14 +72,6 @@ final class ControllerMetrics {
 
   /** Bridges the work queue's callbacks to the {@code workqueue_*} meters. */
   QueueListener queueListener() {
-    Counter adds = Counter.builder("workqueue.adds").tag("name", controller).register(registry);
-    Counter retries = Counter.builder("workqueue.retries").tag("name", controller).register(registry);
-    Timer queueDuration = Timer.builder("workqueue.queue.duration").tag("name", controller)
-        .publishPercentileHistogram().register(registry);
-    Timer workDuration = Timer.builder("workqueue.work.duration").tag("name", controller)
-        .publishPercentileHistogram().register(registry);
-    AtomicInteger depth = registry.gauge("workqueue.depth",
-        io.micrometer.core.instrument.Tags.of("name", controller), new AtomicInteger());
-    return new MeteredQueue(adds, retries, queueDuration, workDuration, depth);
+    return queue;
   }
 }

@@ -69,12 +69,13 @@ public final class Manager implements AutoCloseable {
    *
    * @throws IllegalArgumentException when a controller of that name is registered already
    */
-  public Manager register(Controller controller) {
-    Supervisor supervisor = new Supervisor(controller.name(), () -> runner(controller), drain);
-    if (loops.containsKey(controller.name())
-        || controllers.putIfAbsent(controller.name(), new Supervised(controller, supervisor)) != null) {
+  public synchronized Manager register(Controller controller) {
+    if (loops.containsKey(controller.name()) || controllers.containsKey(controller.name())) {
       throw new IllegalArgumentException("a controller named " + controller.name() + " is already registered");
     }
+    ControllerMetrics metrics = new ControllerMetrics(meters, controller.name());
+    Supervisor supervisor = new Supervisor(controller.name(), () -> runner(controller, metrics), drain);
+    controllers.put(controller.name(), new Supervised(controller, supervisor));
     if (started) {
       place(controllers.get(controller.name()));
     }
@@ -89,12 +90,13 @@ public final class Manager implements AutoCloseable {
    *
    * @throws IllegalArgumentException when a controller or loop of that name is registered already
    */
-  public Manager register(Loop<?, ?> loop) {
-    Supervisor supervisor = new Supervisor(loop.name(),
-        () -> new LoopEngine<>(loop, new ControllerMetrics(meters, loop.name()), ticker), drain);
-    if (controllers.containsKey(loop.name()) || loops.putIfAbsent(loop.name(), supervisor) != null) {
+  public synchronized Manager register(Loop<?, ?> loop) {
+    if (controllers.containsKey(loop.name()) || loops.containsKey(loop.name())) {
       throw new IllegalArgumentException("a controller or loop named " + loop.name() + " is already registered");
     }
+    ControllerMetrics metrics = new ControllerMetrics(meters, loop.name());
+    Supervisor supervisor = new Supervisor(loop.name(), () -> new LoopEngine<>(loop, metrics, ticker), drain);
+    loops.put(loop.name(), supervisor);
     if (started && !closed) {
       supervisor.ensureRunning();
     }
@@ -119,13 +121,14 @@ public final class Manager implements AutoCloseable {
     return cache;
   }
 
-  /** The name, running state and queue depth of each registered controller. */
+  /** The name, running state, queue depth and failure, if any, of each registered controller. */
   public List<ControllerState> controllers() {
     List<ControllerState> out = new ArrayList<>();
     for (Supervised s : controllers.values()) {
       Runner runner = s.supervisor().running();
       out.add(new ControllerState(s.controller().name(), s.controller().managedType(),
-          s.controller().placement(), runner != null, runner == null ? 0 : runner.queueDepth()));
+          s.controller().placement(), runner != null, runner == null ? 0 : runner.queueDepth(),
+          s.supervisor().failure()));
     }
     out.sort(java.util.Comparator.comparing(ControllerState::name));
     return out;
@@ -173,9 +176,8 @@ public final class Manager implements AutoCloseable {
     }
   }
 
-  private ControllerRunner runner(Controller controller) {
-    return new ControllerRunner(controller, cache, runtime(controller),
-        new ControllerMetrics(meters, controller.name()), ticker);
+  private ControllerRunner runner(Controller controller, ControllerMetrics metrics) {
+    return new ControllerRunner(controller, cache, runtime(controller), metrics, ticker);
   }
 
   private ControllerRuntime runtime(Controller controller) {

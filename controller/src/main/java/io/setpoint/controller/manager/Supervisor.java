@@ -1,6 +1,8 @@
 package io.setpoint.controller.manager;
 
+import io.setpoint.controller.cache.UnknownTypeException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -8,7 +10,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps one controller or loop running while it should run: starts it, restarts it with backoff when it
  * fails to start (0.5 s doubling to 1 min; a run that lasted past the 2 s flap threshold resets
- * the backoff), and stops it. A failing controller never takes the process down.
+ * the backoff), and stops it. A failing controller never takes the process down. A start that
+ * cannot succeed by retrying (a type the server does not know) fails the controller once: it is
+ * logged, kept as {@link #failure()}, and tried again only when the controller is next placed here.
  */
 final class Supervisor {
   private static final Logger log = LoggerFactory.getLogger(Supervisor.class);
@@ -22,6 +26,7 @@ final class Supervisor {
   private Runner running;
   private Thread starter;
   private boolean wanted;
+  private String failure;
 
   Supervisor(String name, Supplier<? extends Runner> factory, Duration drain) {
     this.name = name;
@@ -31,6 +36,11 @@ final class Supervisor {
 
   synchronized Runner running() {
     return running;
+  }
+
+  /** Why the controller gave up starting, until it is next stopped; empty while it runs or retries. */
+  synchronized Optional<String> failure() {
+    return Optional.ofNullable(failure);
   }
 
   /** Makes sure the controller runs (starting it in the background, retrying until it does). */
@@ -48,6 +58,7 @@ final class Supervisor {
     Thread toJoin;
     synchronized (this) {
       wanted = false;
+      failure = null;
       toStop = running;
       running = null;
       toJoin = starter;
@@ -84,6 +95,10 @@ final class Supervisor {
       } catch (InterruptedException e) {
         runner.stop(Duration.ZERO);
         return;
+      } catch (UnknownTypeException e) {
+        runner.stop(Duration.ZERO);
+        giveUp(e.getMessage());
+        return;
       } catch (Exception | LinkageError e) {
         runner.stop(Duration.ZERO);
         if (Duration.ofNanos(System.nanoTime() - began).compareTo(FLAP_THRESHOLD) > 0) {
@@ -98,5 +113,16 @@ final class Supervisor {
       }
       backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
     }
+  }
+
+  private void giveUp(String reason) {
+    synchronized (this) {
+      if (!wanted) {
+        return;
+      }
+      failure = reason;
+    }
+    // The message says what to do; a stack trace would add nothing.
+    log.error("controller {} failed and will not be retried: {}", name, reason);
   }
 }

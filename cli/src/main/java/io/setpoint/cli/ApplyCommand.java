@@ -4,15 +4,7 @@ import io.grpc.Status;
 import io.setpoint.api.Ids;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointException;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /** {@code setpoint resource apply -f FILE}: creates or updates the resources a file describes. */
 @Command(name = "apply", description = {
@@ -22,23 +14,10 @@ import picocli.CommandLine.Option;
     "  {\"id\": {\"type\": \"demo.v2.Artist\", \"name\": \"miles\", \"tenancy\": {...}},",
     "   \"metadata\": {...}, \"data\": {\"name\": \"Miles Davis\"}}",
     "A \"version\" makes the write a compare-and-swap."})
-final class ApplyCommand extends ResourceCall {
-  @Option(names = "-f", paramLabel = "FILE", required = true, description = "The file to apply, or - for stdin.")
-  private String file;
-
+final class ApplyCommand extends FileCall {
   @Override
   int run() {
-    String source = file.equals("-") ? "stdin" : file;
-    List<Resource> resources = new ArrayList<>();
-    List<String> documents = Documents.read(input(), source);
-    for (int i = 0; i < documents.size(); i++) {
-      try {
-        resources.add(json().parse(documents.get(i)));
-      } catch (IllegalArgumentException e) {
-        throw new CliException(source + (documents.size() > 1 ? ", document " + (i + 1) : "") + ": " + e.getMessage(), e);
-      }
-    }
-    for (Resource resource : resources) {
+    for (Resource resource : resources()) {
       Resource before = current(resource);
       Resource stored = client.write(resource);
       String outcome = before == null ? "created"
@@ -58,19 +37,6 @@ final class ApplyCommand extends ResourceCall {
         return null;
       }
       throw e;
-    }
-  }
-
-  private String input() {
-    try {
-      byte[] bytes = file.equals("-")
-          ? ((Main) spec.root().userObject()).stdin().readAllBytes()
-          : Files.readAllBytes(Path.of(file));
-      return new String(bytes, StandardCharsets.UTF_8);
-    } catch (NoSuchFileException e) {
-      throw new CliException("cannot read " + file + ": no such file", e);
-    } catch (IOException e) {
-      throw new CliException("cannot read " + file + ": " + e.getMessage(), e);
     }
   }
 }

@@ -131,6 +131,30 @@ class ResourceCommandsTest {
   }
 
   @Test
+  void createMakesAFreeNameAndOnATakenOneExitsThreeChangingNothing() throws Exception {
+    Path first = file("create.json", artistJson("create", "miles", "Miles"));
+    Path other = file("create2.yaml", """
+        id: {type: demo.v2.Artist, name: coltrane, tenancy: {namespace: create}}
+        data: {name: John}
+        ---
+        id: {type: demo.v2.Artist, name: miles, tenancy: {namespace: create}}
+        data: {name: Someone else}
+        """);
+
+    CliRun created = resource("create", "-f", first.toString());
+    Resource stored = client.read(artistId("create", "miles"));
+    CliRun conflict = resource("create", "-f", other.toString());
+
+    assertThat(created.code()).as(created.toString()).isZero();
+    assertThat(created.out()).isEqualTo("created demo.v2.Artist/default/create/miles (version " + stored.getVersion() + ")\n");
+    assertThat(conflict.code()).as(conflict.toString()).isEqualTo(3);
+    assertThat(conflict.out()).startsWith("created demo.v2.Artist/default/create/coltrane (version ");
+    assertThat(conflict.err()).startsWith("Error: demo.v2.Artist/default/create/miles already exists")
+        .contains("setpoint resource apply");
+    assertThat(client.read(artistId("create", "miles"))).isEqualTo(stored);
+  }
+
+  @Test
   void applyReadsSeveralYamlDocumentsFromStdin() throws Exception {
     String yaml = """
         id:

@@ -71,7 +71,15 @@ public final class AsyncSetpointClient {
 
   /** Creates or updates a resource; see {@link SetpointClient#write(Resource)}. */
   public CompletableFuture<Resource> write(Resource resource) {
-    WriteRequest request = WriteRequest.newBuilder().setResource(resource).build();
+    return write(WriteRequest.newBuilder().setResource(resource).build());
+  }
+
+  /** Creates a resource only if its name is free; see {@link SetpointClient#create(Resource)}. */
+  public CompletableFuture<Resource> create(Resource resource) {
+    return write(WriteRequest.newBuilder().setResource(resource).setCreateOnly(true).build());
+  }
+
+  private CompletableFuture<Resource> write(WriteRequest request) {
     return rpc.unary(ResourceServiceGrpc.getWriteMethod(), request, WriteResponse::getResource);
   }
 

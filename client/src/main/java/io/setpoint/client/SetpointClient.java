@@ -129,6 +129,16 @@ public final class SetpointClient implements AutoCloseable {
   }
 
   /**
+   * Creates a resource only if its name is free and returns it as stored. When a resource of that
+   * name exists (even one being deleted that waits for its finalizers) nothing is written and it
+   * throws a {@link SetpointException} with code {@code ALREADY_EXISTS}. The resource must carry
+   * neither uid nor version.
+   */
+  public Resource create(Resource resource) {
+    return Rpc.await(async.create(resource));
+  }
+
+  /**
    * Replaces the status entry {@code key} of the incarnation {@code id} (which must carry its
    * uid), whatever its version.
    */

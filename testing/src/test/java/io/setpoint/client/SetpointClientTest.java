@@ -131,6 +131,26 @@ class SetpointClientTest {
   }
 
   @Test
+  void createStoresAFreeNameAndRefusesATakenOneWithAlreadyExistsBlockingAndAsync() throws Exception {
+    Resource created = client.create(artist("create", "miles", "Miles"));
+    assertThat(data(created).getName()).isEqualTo("Miles");
+
+    assertThatThrownBy(() -> client.create(artist("create", "miles", "Someone else")))
+        .isInstanceOfSatisfying(SetpointException.class, e -> {
+          assertThat(e.code()).isEqualTo(Code.ALREADY_EXISTS);
+          assertThat(e.description()).contains("miles already exists");
+        });
+    assertThatThrownBy(() -> client.async().create(artist("create", "miles", "Async")).get())
+        .isInstanceOf(ExecutionException.class)
+        .cause().isInstanceOfSatisfying(SetpointException.class,
+            e -> assertThat(e.code()).isEqualTo(Code.ALREADY_EXISTS));
+    assertThat(client.readConsistent(created.getId())).isEqualTo(created);
+
+    Resource asyncCreated = client.async().create(artist("create", "coltrane", "John")).get();
+    assertThat(client.readConsistent(asyncCreated.getId())).isEqualTo(asyncCreated);
+  }
+
+  @Test
   void writeStatusStoresTheEntryWithoutChangingTheGeneration() {
     Resource created = client.write(artist("status", "miles", "Miles"));
     Status status = Status.newBuilder()

@@ -106,19 +106,21 @@ final class ApiDocuments {
     item.set("get", operation("read" + suffix, "Reads one " + typeName,
         concat(tenancy, List.of(uid(false), query("consistent", "A linearizable read", bool()))), response(resource)));
     ObjectNode put = operation("write" + suffix, "Creates or updates one " + typeName
-            + "; with version (query or body), only if it is still the stored version",
-        concat(tenancy, List.of(uid(false), version())), response(resource));
+            + "; with version (query, body or If-Match), only if it is still the stored version;"
+            + " with If-None-Match: *, only if the name is free",
+        concat(tenancy, List.of(uid(false), version(), ifMatch(), header(Preconditions.IF_NONE_MATCH,
+            "*: create only; 409 ALREADY_EXISTS if the name is taken"))), response(resource));
     put.set("requestBody", body(resource));
     item.set("put", put);
     item.set("delete", operation("delete" + suffix, "Deletes one " + typeName + " (absent is success)",
-        concat(tenancy, List.of(uid(false), version())), response(Json.object().put("type", "object"))));
+        concat(tenancy, List.of(uid(false), version(), ifMatch())), response(Json.object().put("type", "object"))));
 
     ObjectNode status = paths.putObject(base + "/{name}/status/{key}");
     status.putArray("parameters")
         .add(path("name", "The resource's name"))
         .add(path("key", "The status key, such as demo.setpoint.io/artist (its slash may be sent as is or as %2F)"));
     ObjectNode writeStatus = operation("writeStatus" + suffix, "Replaces one status entry of one " + typeName,
-        concat(tenancy, List.of(uid(true), version())), response(resource));
+        concat(tenancy, List.of(uid(true), version(), ifMatch())), response(resource));
     writeStatus.set("requestBody", body(schemas.message(Status.getDescriptor())));
     status.set("put", writeStatus);
 
@@ -169,6 +171,16 @@ final class ApiDocuments {
     ObjectNode p = Json.object().put("name", name).put("in", "query").put("description", description);
     p.set("schema", schema);
     return p;
+  }
+
+  private static ObjectNode header(String name, String description) {
+    ObjectNode p = Json.object().put("name", name).put("in", "header").put("description", description);
+    p.set("schema", string());
+    return p;
+  }
+
+  private static ObjectNode ifMatch() {
+    return header(Preconditions.IF_MATCH, "VERSION or \"VERSION\": like the version parameter (409 otherwise)");
   }
 
   private static ObjectNode path(String name, String description) {

@@ -54,7 +54,8 @@ import java.util.concurrent.Executors;
  * GET    /api/{group}/{version}/{kind}?watch=true         WatchList as server-sent events
  *                                                         (partition, namespace, name_prefix; Last-Event-ID)
  * GET    /api/{group}/{version}/{kind}/{name}             Read (partition, namespace, uid, consistent)
- * PUT    /api/{group}/{version}/{kind}/{name}             Write (partition, namespace, uid, version)
+ * PUT    /api/{group}/{version}/{kind}/{name}             Write (partition, namespace, uid, version;
+ *                                                         If-None-Match: * creates only, If-Match: VERSION)
  * DELETE /api/{group}/{version}/{kind}/{name}             Delete (partition, namespace, uid, version)
  * PUT    /api/{group}/{version}/{kind}/{name}/status/{key} WriteStatus (partition, namespace, uid, version)
  * GET    /api/{group}/{version}/{kind}/{name}/owned       ListByOwner (partition, namespace, uid)
@@ -164,13 +165,17 @@ public final class HttpGateway implements HttpService {
             .setId(id(type, name, q)).setConsistent(q.flag("consistent")).build()).getResource());
       }
       if (method == HttpMethod.PUT) {
+        Preconditions pre = Preconditions.ofPut(req.headers());
         return ok(handler.write(authz, WriteRequest.newBuilder()
-            .setResource(resource(reg, name, Query.of(ctx.queryParams(), WRITE), req)).build()).getResource());
+            .setResource(resource(reg, name, Query.of(ctx.queryParams(), WRITE), pre, req))
+            .setCreateOnly(pre.createOnly())
+            .build()).getResource());
       }
       if (method == HttpMethod.DELETE) {
         Query q = Query.of(ctx.queryParams(), WRITE);
+        String version = Preconditions.ofReplace(req.headers(), "a DELETE").version(q.string("version"));
         return ok(handler.delete(authz, DeleteRequest.newBuilder()
-            .setId(id(type, name, q)).setVersion(q.string("version")).build()));
+            .setId(id(type, name, q)).setVersion(version).build()));
       }
       throw methodNotAllowed(method, "GET, PUT, DELETE");
     }
@@ -181,12 +186,13 @@ public final class HttpGateway implements HttpService {
     if (segments.size() >= 6 && segments.get(4).equals("status")) {
       only(method, HttpMethod.PUT);
       Query q = Query.of(ctx.queryParams(), WRITE);
+      String version = Preconditions.ofReplace(req.headers(), "a PUT of a status").version(q.string("version"));
       checkJson(req);
       return ok(handler.writeStatus(authz, WriteStatusRequest.newBuilder()
           .setId(id(type, name, q))
           .setKey(String.join("/", segments.subList(5, segments.size())))
           .setStatus(json.status(ProtoJson.object(req.content().array(), "status")))
-          .setVersion(q.string("version"))
+          .setVersion(version)
           .build()).getResource());
     }
     throw HttpProblem.notFound("no route " + Echo.quote(ctx.path()) + "; see GET /api/openapi.json");
@@ -232,9 +238,9 @@ public final class HttpGateway implements HttpService {
 
   /**
    * The resource of a PUT: the body, its id from the URL. The body may repeat what the URL says
-   * (a document read can be written back as is) but not contradict it.
+   * (a document read can be written back as is) but not contradict it; nor may an {@code If-Match}.
    */
-  private Resource resource(Registration<?> reg, String name, Query q, AggregatedHttpRequest req) {
+  private Resource resource(Registration<?> reg, String name, Query q, Preconditions pre, AggregatedHttpRequest req) {
     checkJson(req);
     Resource body = json.resource(ProtoJson.object(req.content().array(), "resource"), reg);
     ID given = body.getId();
@@ -249,7 +255,7 @@ public final class HttpGateway implements HttpService {
             .setNamespace(agree(v, "id.tenancy.namespace", given.getTenancy().getNamespace(), q.string("namespace"))))
         .setUid(agree(v, "id.uid", given.getUid(), q.string("uid")))
         .build();
-    String version = agree(v, "version", body.getVersion(), q.string("version"));
+    String version = agree(v, "version", body.getVersion(), pre.version(q.string("version")));
     v.throwIfAny();
     return body.toBuilder().setId(id).setVersion(version).build();
   }

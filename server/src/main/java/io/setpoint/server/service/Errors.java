@@ -138,6 +138,10 @@ public final class Errors {
     return Status.ABORTED.withDescription(bounded(message)).asRuntimeException();
   }
 
+  static StatusRuntimeException alreadyExists(String message) {
+    return Status.ALREADY_EXISTS.withDescription(bounded(message)).asRuntimeException();
+  }
+
   static StatusRuntimeException failedPrecondition(String message) {
     return Status.FAILED_PRECONDITION.withDescription(bounded(message)).asRuntimeException();
   }

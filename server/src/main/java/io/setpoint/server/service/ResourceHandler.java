@@ -122,15 +122,19 @@ public final class ResourceHandler {
   public CompletableFuture<WriteResponse> writeAsync(Authorizer authz, WriteRequest req, Executor blocking) {
     Resource input;
     Resource existing;
+    boolean createOnly = req.getCreateOnly();
     try {
       input = admit(authz, req.hasResource(), req.getResource());
+      if (createOnly) {
+        checkCreateOnly(input);
+      }
       existing = readForWrite(input.getId(), Consistency.EVENTUAL);
       if (existing == null && input.hasOwner()) {
         // A create under an owner checks the owner with a linearizable read first.
-        return CompletableFuture.supplyAsync(() -> nextFromLocalState(authz, existing, input), blocking)
-            .thenCompose(next -> store(authz, input, existing, next, blocking));
+        return CompletableFuture.supplyAsync(() -> nextFromLocalState(authz, existing, input, createOnly), blocking)
+            .thenCompose(next -> store(authz, input, createOnly, existing, next, blocking));
       }
-      return store(authz, input, existing, nextFromLocalState(authz, existing, input), blocking);
+      return store(authz, input, createOnly, existing, nextFromLocalState(authz, existing, input, createOnly), blocking);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -142,9 +146,9 @@ public final class ResourceHandler {
    * swap loses to a newer version.
    */
   private CompletableFuture<WriteResponse> store(
-      Authorizer authz, Resource input, Resource existing, Resource next, Executor blocking) {
+      Authorizer authz, Resource input, boolean createOnly, Resource existing, Resource next, Executor blocking) {
     if (next == null) {
-      return fromLinearizableRead(authz, input, blocking);
+      return fromLinearizableRead(authz, input, createOnly, blocking);
     }
     return backend.writeCasAsync(next)
         .handle((stored, failure) -> {
@@ -155,15 +159,16 @@ public final class ResourceHandler {
           }
           Throwable cause = Errors.unwrapped(failure);
           if (cause instanceof StorageException e && lostRace(e)) {
-            return fromLinearizableRead(authz, input, blocking);
+            return fromLinearizableRead(authz, input, createOnly, blocking);
           }
           return CompletableFuture.<WriteResponse>failedFuture(cause);
         })
         .thenCompose(response -> response);
   }
 
-  private CompletableFuture<WriteResponse> fromLinearizableRead(Authorizer authz, Resource input, Executor blocking) {
-    return CompletableFuture.supplyAsync(() -> response(writeFromLinearizableRead(authz, input)), blocking);
+  private CompletableFuture<WriteResponse> fromLinearizableRead(
+      Authorizer authz, Resource input, boolean createOnly, Executor blocking) {
+    return CompletableFuture.supplyAsync(() -> response(writeFromLinearizableRead(authz, input, createOnly)), blocking);
   }
 
   private static WriteResponse response(Resource stored) {
@@ -171,12 +176,13 @@ public final class ResourceHandler {
   }
 
   /** The write decided from a linearizable read of the resource it replaces. */
-  private Resource writeFromLinearizableRead(Authorizer authz, Resource input) {
+  private Resource writeFromLinearizableRead(Authorizer authz, Resource input, boolean createOnly) {
     ID id = input.getId();
     boolean blind = input.getVersion().isEmpty();
+    // A create-only write that loses its race reads again here and finds the winner's resource.
     for (int attempt = 1; attempt <= (blind ? BLIND_WRITE_ATTEMPTS : 1); attempt++) {
       Resource existing = readForWrite(id);
-      Resource next = existing == null ? create(authz, input) : update(authz, existing, input);
+      Resource next = next(authz, existing, input, createOnly);
       if (next == existing) {
         if (finalized(existing)) {
           remove(existing, existing.getVersion()); // a write that raced the last finalizer's removal
@@ -199,14 +205,53 @@ public final class ResourceHandler {
    * What to store over {@code existing} (this member's applied state), or {@code null} when that
    * state alone would decide the answer: a conflict, a no-op, an error about the stored resource.
    */
-  private Resource nextFromLocalState(Authorizer authz, Resource existing, Resource input) {
+  private Resource nextFromLocalState(Authorizer authz, Resource existing, Resource input, boolean createOnly) {
     Resource next;
     try {
-      next = existing == null ? create(authz, input) : update(authz, existing, input);
+      next = next(authz, existing, input, createOnly);
     } catch (StatusRuntimeException | ValidationException e) {
       return null;
     }
     return next == existing ? null : next;
+  }
+
+  /** What to store over {@code existing} (null when there is none), or {@code existing} for a no-op. */
+  private Resource next(Authorizer authz, Resource existing, Resource input, boolean createOnly) {
+    if (existing == null) {
+      return create(authz, input);
+    }
+    if (createOnly) {
+      throw alreadyExists(authz, existing);
+    }
+    return update(authz, existing, input);
+  }
+
+  /** A create-only write names no incarnation and no version: they would contradict it. */
+  private static void checkCreateOnly(Resource input) {
+    Violations v = Violations.at("resource");
+    if (!input.getId().getUid().isEmpty()) {
+      v.add("id.uid", "create-only", "must be empty in a create-only write: a new resource gets a new uid");
+    }
+    if (!input.getVersion().isEmpty()) {
+      v.add("version", "create-only", "must be empty in a create-only write: there is no stored version to match");
+    }
+    v.throwIfAny();
+  }
+
+  /**
+   * The answer to a create-only write of a taken name. It tells a caller that may write but not read
+   * the resource no more than a blind write would (that the name is taken); a reader also learns the
+   * stored uid and whether it waits for its finalizers.
+   */
+  private StatusRuntimeException alreadyExists(Authorizer authz, Resource existing) {
+    String message = Ids.format(Ids.withoutUid(existing.getId())) + " already exists";
+    if (canRead(authz, registration(existing.getId()), existing)) {
+      message += " (uid " + existing.getId().getUid() + ")";
+      if (Finalizers.isMarkedForDeletion(existing)) {
+        message += "; it is being deleted and waits for its finalizers, after which the name is free";
+      }
+    }
+    return Errors.alreadyExists(message + "; nothing was written");
   }
 
   /** Whether {@link #afterStore} has work to do, which reads or writes the store again. */

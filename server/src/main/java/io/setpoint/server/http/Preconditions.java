@@ -1,0 +1,92 @@
+package io.setpoint.server.http;
+
+import com.linecorp.armeria.common.HttpHeaders;
+import io.setpoint.api.Echo;
+import io.setpoint.resource.ValidationException;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * The conditional-request headers of a write: {@code If-None-Match: *} asks for a create-only
+ * write, {@code If-Match: VERSION} (the version bare or as an entity tag, {@code "VERSION"}) for a
+ * compare-and-swap against that stored version. Any other value is refused, naming the header,
+ * rather than ignored: a client that meant a condition must not get an unconditional write.
+ *
+ * @param createOnly {@code If-None-Match: *} was given
+ * @param version the version of {@code If-Match}, or empty
+ */
+record Preconditions(boolean createOnly, String version) {
+  static final String IF_MATCH = "If-Match";
+  static final String IF_NONE_MATCH = "If-None-Match";
+  /** A store revision, as the resource service checks a {@code version}. */
+  private static final Pattern VERSION = Pattern.compile("[1-9][0-9]{0,18}");
+
+  /** The preconditions of a PUT of a resource, which takes both headers. */
+  static Preconditions ofPut(HttpHeaders headers) {
+    return new Preconditions(createOnly(headers), version(headers));
+  }
+
+  /**
+   * The preconditions of a write that can only replace or delete what is stored (a DELETE, a PUT
+   * of a status): {@code If-Match} only.
+   */
+  static Preconditions ofReplace(HttpHeaders headers, String route) {
+    if (single(headers, IF_NONE_MATCH) != null) {
+      throw ValidationException.of(IF_NONE_MATCH, "create-only",
+          "is taken only by a PUT of a resource (to create it), not by " + route);
+    }
+    return new Preconditions(false, version(headers));
+  }
+
+  /**
+   * The version to act on: that of {@code If-Match} or of the {@code version} parameter (either
+   * may be left out), which must agree.
+   */
+  String version(String fromQuery) {
+    if (!version.isEmpty() && !fromQuery.isEmpty() && !version.equals(fromQuery)) {
+      throw ValidationException.of(IF_MATCH, "url", Echo.quote(version) + " contradicts version "
+          + Echo.quote(fromQuery) + " from the URL; leave one out or make them agree");
+    }
+    return version.isEmpty() ? fromQuery : version;
+  }
+
+  private static boolean createOnly(HttpHeaders headers) {
+    String value = single(headers, IF_NONE_MATCH);
+    if (value == null) {
+      return false;
+    }
+    if (!value.equals("*")) {
+      throw ValidationException.of(IF_NONE_MATCH, "create-only", Echo.quote(value)
+          + " is not supported: send If-None-Match: * to create only if the name is free");
+    }
+    return true;
+  }
+
+  private static String version(HttpHeaders headers) {
+    String value = single(headers, IF_MATCH);
+    if (value == null) {
+      return "";
+    }
+    String tag = value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")
+        ? value.substring(1, value.length() - 1)
+        : value;
+    if (!VERSION.matcher(tag).matches()) {
+      throw ValidationException.of(IF_MATCH, "version", Echo.quote(value)
+          + " is not supported: send one version, If-Match: VERSION or If-Match: \"VERSION\""
+          + " (a positive decimal number; no *, W/ or lists)");
+    }
+    return tag;
+  }
+
+  /** The header's one value, trimmed; null when absent. */
+  private static String single(HttpHeaders headers, String name) {
+    List<String> values = headers.getAll(name);
+    if (values.isEmpty()) {
+      return null;
+    }
+    if (values.size() > 1) {
+      throw ValidationException.of(name, "single", "is given " + values.size() + " times; send it once");
+    }
+    return values.get(0).trim();
+  }
+}

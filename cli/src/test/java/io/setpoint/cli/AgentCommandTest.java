@@ -16,11 +16,16 @@ import io.setpoint.client.SetpointException;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.server.agent.Agent;
+import io.setpoint.storage.raft.RaftBackend;
+import io.setpoint.storage.raft.RaftConfig;
+import io.setpoint.storage.raft.RaftTuning;
 import io.setpoint.testkit.FreePorts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -193,6 +198,39 @@ class AgentCommandTest {
         .startsWith("Error: not starting on " + dataDir + ": the log segment " + segment + " is damaged at byte")
         .contains("checksum")
         .endsWith("Restore " + dataDir + " from a backup taken while the node was stopped."));
+  }
+
+  @Test
+  void aDurableAgentWhoseSnapshotsAreGoneBehindAPurgedLogRefusesToStartNamingThem(@TempDir Path dataDir)
+      throws Exception {
+    int raftPort = FreePorts.loopback();
+    // A snapshot every 16 entries and 1 KiB log segments, so that the log is purged behind them.
+    RaftConfig config = RaftConfig.of("node1", dataDir, raftPort, Map.of("node1", "127.0.0.1:" + raftPort))
+        .withTuning(RaftTuning.DEFAULT.withSnapshots(16, 1024));
+    try (RaftBackend node = RaftBackend.start(config)) {
+      await().atMost(Duration.ofSeconds(20)).until(node::isLeader);
+      for (int i = 0; i < 100; i++) {
+        node.writeCas(artist("a" + i, "written before the snapshots went"));
+      }
+    }
+    List<Path> snapshots;
+    try (Stream<Path> files = Files.walk(dataDir)) {
+      snapshots = files.filter(f -> f.getFileName().toString().startsWith("snapshot.")).toList();
+    }
+    assertThat(snapshots).as("snapshots were taken").isNotEmpty();
+    for (Path snapshot : snapshots) {
+      Files.delete(snapshot);
+    }
+
+    CliRun run = CliRun.run("agent", "-data-dir", dataDir.toString(), "-port", "0", "-raft-port",
+        String.valueOf(raftPort), "-no-acls", "-demo-types", "-no-demo-controllers");
+
+    assertThat(run.code()).as(run.toString()).isEqualTo(1);
+    assertThat(run.err().lines()).as(run.toString()).singleElement().satisfies(line -> assertThat(line)
+        .startsWith("Error: not starting on " + dataDir)
+        .contains("holds no snapshot file")
+        .contains("serve less than was acknowledged")
+        .contains("Restore " + dataDir + " from a backup"));
   }
 
   @Test

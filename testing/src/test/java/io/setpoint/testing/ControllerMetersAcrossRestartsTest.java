@@ -64,7 +64,7 @@ class ControllerMetersAcrossRestartsTest {
       return Result.done();
     });
     try (Manager manager = Manager.builder().client(setpoint.client())
-        .meterRegistry(meters).leadership(leadership).drainTimeout(Duration.ofSeconds(1)).build()) {
+        .meterRegistry(meters).leadership(leadership).drainTimeout(Duration.ofSeconds(10)).build()) {
       manager.register(labels);
       manager.start();
       await().atMost(WAIT).until(() -> running(manager));

@@ -10,7 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -57,6 +59,7 @@ final class MemberHealth implements AutoCloseable {
   /** Log failures reported so far, so a restart knows whether the new division failed too. */
   private final AtomicLong logFailures = new AtomicLong();
   private volatile Attached attached;
+  private volatile ScheduledFuture<?> ticks;
   private volatile Health health = Health.OK;
   /** True from a log failure until the division runs again; only the timer thread clears it. */
   private volatile boolean resuming;
@@ -87,7 +90,7 @@ final class MemberHealth implements AutoCloseable {
    */
   void attach(RaftServer server, RaftGroup group, RaftPeerId self, Consumer<StorageException> onFailure) {
     attached = new Attached(server, group, self, onFailure);
-    timer.scheduleWithFixedDelay(this::tick, probeEvery.toMillis(), probeEvery.toMillis(), TimeUnit.MILLISECONDS);
+    ticks = timer.scheduleWithFixedDelay(this::tick, probeEvery.toMillis(), probeEvery.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** The current health; a division found stopped is reported fatal here, without waiting for the timer. */
@@ -127,7 +130,11 @@ final class MemberHealth implements AutoCloseable {
     }
     log.error("{}", health.reason(), cause);
     failWrites();
-    timer.execute(this::stopDivision);
+    try {
+      timer.execute(this::stopDivision);
+    } catch (RejectedExecutionException e) {
+      // The member is closing: nothing to stop or resume.
+    }
   }
 
   /** Applying a log entry failed beyond recovery (an {@link Error} in the state machine). */
@@ -140,6 +147,10 @@ final class MemberHealth implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    ScheduledFuture<?> scheduled = ticks;
+    if (scheduled != null) {
+      scheduled.cancel(false);
+    }
   }
 
   // ---- internals

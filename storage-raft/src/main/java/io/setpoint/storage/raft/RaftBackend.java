@@ -444,10 +444,13 @@ public final class RaftBackend implements Backend, Replication {
   /** Closes every watch, leaves the cluster (the data directory stays) and releases the port. */
   @Override
   public void close() {
-    if (closed) {
-      return;
+    // Under the lock renewForwarder takes, so that no forwarder is made or retired after this.
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
     }
-    closed = true;
     health.close();
     healthTimer.shutdownNow();
     awaitQuietly(healthTimer);

@@ -143,8 +143,13 @@ final class StoreStateMachine extends BaseStateMachine {
         // on every member, so all skip it alike; its writers see no outcome and fail.
         log.error("log entry {} is not a batch of operations; skipped", entry.getIndex(), e);
       } catch (Error e) {
-        // Ratis stops the division on this; say so, rather than look ready while writes fail.
-        health.fatal(e);
+        // The entry may be half-applied, so applying must stop: thrown, this makes Ratis stop the
+        // division. Say so first, rather than look ready while every write fails.
+        try {
+          health.fatal(e);
+        } catch (RuntimeException | Error reporting) {
+          e.addSuppressed(reporting);
+        }
         throw e;
       }
       store.appliedThrough(entry.getIndex());

@@ -7,14 +7,13 @@ import static io.setpoint.storage.conformance.Fixtures.resource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.testkit.FreePorts;
+import io.setpoint.testkit.Tmpfs;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -252,36 +251,22 @@ class DamagedDataDirectoryTest {
 
   @Test
   void aStartOnAFullDiskIsRefusedAndLeavesEveryFileForTheStartOnceSpaceIsFreed() throws Exception {
-    Path disk = Files.createDirectories(root.resolve("disk"));
-    assumeTrue(command("mount", "-t", "tmpfs", "-o", "size=40m", "tmpfs", disk.toString()) == 0,
-        "mounting a small tmpfs needs root");
-    try {
-      List<Resource> acked = written(disk.resolve("data"), PURGING);
-      byte[] meta = Files.readAllBytes(dir.metaFile());
-      Path filler = disk.resolve("filler");
-      try (OutputStream out = Files.newOutputStream(filler)) {
-        byte[] chunk = new byte[1 << 16];
-        while (true) {
-          out.write(chunk);
-        }
-      } catch (IOException full) {
-        // No space left on the device: the disk is full.
+    try (Tmpfs disk = Tmpfs.mount(Files.createDirectories(root.resolve("disk")), 40)) {
+      try {
+        List<Resource> acked = written(disk.path().resolve("data"), PURGING);
+        byte[] meta = Files.readAllBytes(dir.metaFile());
+        Path filler = disk.path().resolve("filler");
+        disk.fill(filler);
+
+        assertThat(refusal()).contains(" bytes free").contains("Free space on it and start again");
+        assertThat(dir.metaFile()).hasBinaryContent(meta);
+
+        Files.delete(filler);
+        assertThat(all(start())).containsExactlyInAnyOrderElementsOf(acked);
+      } finally {
+        stop();
       }
-
-      assertThat(refusal()).contains(" bytes free").contains("Free space on it and start again");
-      assertThat(dir.metaFile()).hasBinaryContent(meta);
-
-      Files.delete(filler);
-      assertThat(all(start())).containsExactlyInAnyOrderElementsOf(acked);
-    } finally {
-      stop();
-      command("umount", "-l", disk.toString()); // lazily: Ratis may still be closing a file
     }
-  }
-
-  private static int command(String... command) throws IOException, InterruptedException {
-    return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-        .start().waitFor();
   }
 
   @Test

@@ -14,6 +14,7 @@ import io.setpoint.server.acl.AclTypes;
 import io.setpoint.server.operator.OperatorGrpcService;
 import io.setpoint.server.http.HttpGateway;
 import io.grpc.BindableService;
+import io.setpoint.server.types.RuntimeTypes;
 import io.setpoint.server.service.CallerAuthorizer;
 import io.setpoint.server.service.GrpcFailures;
 import io.setpoint.server.service.ResourceGrpcService;
@@ -76,6 +77,7 @@ public final class Agent implements AutoCloseable {
   private final Manager manager;
   private final SetpointClient local;
   private final AccessControl access;
+  private final RuntimeTypes runtimeTypes;
   private final CountDownLatch stopped = new CountDownLatch(1);
 
   private Agent(
@@ -85,7 +87,8 @@ public final class Agent implements AutoCloseable {
       Registry registry,
       Manager manager,
       SetpointClient local,
-      AccessControl access) {
+      AccessControl access,
+      RuntimeTypes runtimeTypes) {
     this.server = server;
     this.inProcess = inProcess;
     this.backend = backend;
@@ -93,6 +96,7 @@ public final class Agent implements AutoCloseable {
     this.manager = manager;
     this.local = local;
     this.access = access;
+    this.runtimeTypes = runtimeTypes;
   }
 
   /** Starts configuring an agent. */
@@ -141,6 +145,7 @@ public final class Agent implements AutoCloseable {
       }
       manager.close();
       access.close();
+      runtimeTypes.close();
       backend.close();
       server.stop().join();
       local.close();
@@ -153,6 +158,7 @@ public final class Agent implements AutoCloseable {
   /** Configures and starts an {@link Agent}. */
   public static final class Builder {
     private static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(15);
+    private static final Duration TYPE_SYNC_TIMEOUT = Duration.ofSeconds(30);
 
     private String host = "127.0.0.1";
     private int port = 8500;
@@ -308,6 +314,8 @@ public final class Agent implements AutoCloseable {
       types.accept(registry);
       Backend store = backend != null ? backend : new MemoryBackend();
       Replication replication = store instanceof Replication r ? r : null;
+      // Types defined at runtime are served from the first request on, as they were before a restart.
+      RuntimeTypes runtimeTypes = RuntimeTypes.start(registry, store, TYPE_SYNC_TIMEOUT);
       ResourceHandler handler = new ResourceHandler(registry, store, clock, limits);
       WatchStreamer streamer = new WatchStreamer();
       ResourceGrpcService resources = new ResourceGrpcService(handler, streamer, CommonPools.blockingTaskExecutor());
@@ -375,6 +383,7 @@ public final class Agent implements AutoCloseable {
         server.start().join();
       } catch (RuntimeException e) {
         access.close();
+        runtimeTypes.close();
         store.close();
         throw new IllegalStateException("cannot listen on " + host + ":" + port + ": " + rootMessage(e), e);
       }
@@ -391,7 +400,7 @@ public final class Agent implements AutoCloseable {
           .build();
       manager.register(Cascade.controller());
       controllers.accept(manager);
-      Agent agent = new Agent(server, inProcess, store, registry, manager, local, access);
+      Agent agent = new Agent(server, inProcess, store, registry, manager, local, access, runtimeTypes);
       log.info("Setpoint agent listening on {}:{} (gRPC, HTTP/JSON under /api){}", host, agent.port(),
           tlsMaterial == null ? "" : tls.mutual() ? " over mutual TLS" : " over TLS");
       log.info("At most {} client connections, {} per client address; idle ones close after {} ms",

@@ -153,6 +153,25 @@ class RuntimeTypesTest {
   }
 
   @Test
+  void aCompiledTypeWhoseMessageDeclaresRulesHasThemChecked() {
+    try (Agent compiled = Agent.builder().port(0).acls(false)
+            .types(r -> r.register(io.setpoint.resource.Registration.of(PLANT, Plant.class)
+                .validate(io.setpoint.resource.Hooks.decodeAndValidate(Plant.class,
+                    (p, v) -> { if (p.data().getSpecies().equals("weed")) v.add("species", "no-weeds", "is a weed"); }))
+                .build()))
+            .start();
+        SetpointClient direct = SetpointClient.connect("127.0.0.1:" + compiled.port())) {
+      direct.write(plant("fern", Plant.newBuilder().setSpecies("fern").build()));
+      assertThatThrownBy(() -> direct.write(plant("tall", Plant.newBuilder().setSpecies("fern").setHeightCm(-1).build())))
+          .isInstanceOfSatisfying(SetpointException.class, e -> assertThat(e.violations())
+              .anySatisfy(v -> assertThat(v.field()).isEqualTo("resource.data.height_cm")));
+      // The type's own hook runs too, after the declared rules.
+      assertThatThrownBy(() -> direct.write(plant("weed", Plant.newBuilder().setSpecies("weed").build())))
+          .hasMessageContaining("resource.data.species: is a weed");
+    }
+  }
+
+  @Test
   void aCelRuleOnTheMessageIsChecked() {
     applyAndAwait(definition("garden-v1-bed", "acme.garden.v1.Bed", gardenFiles(), false), BED);
     ID id = Ids.of(BED, Tenancies.partition("default"), "north");

@@ -26,7 +26,10 @@ import io.setpoint.client.SetpointClient;
 import io.setpoint.resource.Hooks;
 import io.setpoint.resource.Registration;
 import io.setpoint.server.agent.Agent;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,10 +46,10 @@ import picocli.CommandLine.Spec;
 /**
  * The cost of a type defined at runtime: writes/s of garden.v1.Plant applied as a definition whose
  * checks are protovalidate rules, against the same message compiled in with the same checks as a
- * Java validate hook. Each variant gets a fresh in-memory agent in this process and the same
- * closed-loop gRPC clients over loopback; the first seconds after the agent starts are reported
- * next to the warm rate. The runtime variant runs first, so the compiled one starts with the JIT
- * work both share already done: the cold ratio errs against the runtime type.
+ * Java validate hook. Each variant runs in a JVM of its own (this command started again with
+ * {@code -variant}), with an in-memory agent and closed-loop gRPC clients over loopback in that
+ * JVM, so the first seconds after the agent starts (reported next to the warm rate) include the
+ * same JIT work for both.
  */
 @Command(
     name = "types",
@@ -77,6 +80,10 @@ final class TypesBench implements Callable<Integer> {
       description = "Seconds of the warm window (default: ${DEFAULT-VALUE}).")
   private int duration;
 
+  @Option(names = "-variant", paramLabel = "VARIANT", hidden = true,
+      description = "runtime or compiled: measure only that, in this JVM, and print one RESULT line.")
+  private String variant;
+
   @Override
   public Integer call() throws Exception {
     Bench.requirePositive(spec, "-clients", clients);
@@ -84,22 +91,57 @@ final class TypesBench implements Callable<Integer> {
     Bench.requireNotNegative(spec, "-warmup", warmup);
     Bench.requirePositive(spec, "-duration", duration);
     PrintWriter out = spec.commandLine().getOut();
+    if (variant != null) {
+      if (!variant.equals("runtime") && !variant.equals("compiled")) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+            "-variant must be runtime or compiled, was " + variant);
+      }
+      Rates rates = measure(variant.equals("compiled"));
+      out.printf(Locale.ROOT, "RESULT %.1f %.1f%n", rates.cold(), rates.warm());
+      out.flush();
+      return 0;
+    }
     out.println(Bench.machine());
     out.printf(Locale.ROOT, "garden.v1.Plant writes, %d clients, in-memory agent; cold: first %d s after start,"
         + " warm: %d s after %d s more%n", clients, cold, duration, warmup);
-    Rates runtime = measure(false);
-    Rates compiled = measure(true);
+    Rates runtime = inOwnJvm("runtime");
+    Rates compiled = inOwnJvm("compiled");
     out.printf(Locale.ROOT, "runtime type, protovalidate rules: cold %8.0f writes/s, warm %8.0f writes/s%n",
         runtime.cold(), runtime.warm());
     out.printf(Locale.ROOT, "compiled type, Java hook:          cold %8.0f writes/s, warm %8.0f writes/s%n",
         compiled.cold(), compiled.warm());
-    out.printf(Locale.ROOT, "runtime / compiled:                cold %8.2fx, warm %8.2fx%n",
-        runtime.cold() / compiled.cold(), runtime.warm() / compiled.warm());
+    out.printf(Locale.ROOT, "runtime / compiled:                cold %9s, warm %9s%n",
+        ratio(runtime.cold(), compiled.cold()), ratio(runtime.warm(), compiled.warm()));
     out.flush();
     return 0;
   }
 
   private record Rates(double cold, double warm) {}
+
+  private static String ratio(double a, double b) {
+    return b > 0 ? String.format(Locale.ROOT, "%.2fx", a / b) : "n/a (no compiled writes)";
+  }
+
+  /** Runs this benchmark for one variant in a new JVM like this one, and reads its RESULT line. */
+  private Rates inOwnJvm(String which) throws IOException, InterruptedException {
+    String java = ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException(
+        "cannot tell which java runs this process"));
+    List<String> command = new ArrayList<>(List.of(java));
+    command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.setpoint.cli.Main", "bench", "types",
+        "-variant", which, "-clients", String.valueOf(clients), "-cold", String.valueOf(cold),
+        "-warmup", String.valueOf(warmup), "-duration", String.valueOf(duration)));
+    Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    int code = child.waitFor();
+    for (String line : output.split("\n")) {
+      if (line.startsWith("RESULT ")) {
+        String[] parts = line.trim().split(" ");
+        return new Rates(Double.parseDouble(parts[1]), Double.parseDouble(parts[2]));
+      }
+    }
+    throw new IllegalStateException("the " + which + " run (exit " + code + ") printed no result: " + output);
+  }
 
   private Rates measure(boolean compiledIn) throws Exception {
     Agent.Builder builder = Agent.builder().port(0).acls(false);

@@ -14,7 +14,12 @@ import io.setpoint.storage.Consistency;
 import io.setpoint.storage.Page;
 import java.util.List;
 
-/** What the store holds of one type: how many resources, and whether any sets a given field. */
+/**
+ * What the store holds of one type: how many resources, and whether any sets a given field. Reads
+ * this member's applied state, without a round trip to the leader: admission runs in the thread
+ * that received the request, and a definition's change is checked again by whichever member
+ * receives the next one.
+ */
 final class StoredData {
   private static final int PAGE = 500;
 
@@ -77,7 +82,7 @@ final class StoredData {
   private void forEach(Type type, Scope scope, java.util.function.Consumer<Resource> action) {
     String token = "";
     do {
-      Page page = backend.list(Consistency.STRONG, type, Tenancies.wildcard(scope), "", PAGE, token);
+      Page page = backend.list(Consistency.EVENTUAL, type, Tenancies.wildcard(scope), "", PAGE, token);
       List<Resource> resources = page.resources();
       resources.forEach(action);
       token = page.nextPageToken();

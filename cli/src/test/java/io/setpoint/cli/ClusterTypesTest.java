@@ -4,32 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import build.buf.validate.FieldRules;
-import build.buf.validate.StringRules;
-import build.buf.validate.ValidateProto;
-import com.google.protobuf.Any;
-import com.google.protobuf.DescriptorProtos.DescriptorProto;
-import com.google.protobuf.DescriptorProtos.FieldDescriptorProto;
-import com.google.protobuf.DescriptorProtos.FieldOptions;
-import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
-import com.google.protobuf.DescriptorProtos.FileDescriptorSet;
-import com.google.protobuf.DescriptorProtos.MessageOptions;
-import com.google.protobuf.Descriptors.Descriptor;
-import com.google.protobuf.Descriptors.FileDescriptor;
-import com.google.protobuf.DynamicMessage;
 import io.grpc.Status.Code;
 import io.setpoint.api.Ids;
-import io.setpoint.api.Types;
-import io.setpoint.api.core.v1.TypeDefinition;
-import io.setpoint.api.v1.AnnotationsProto;
-import io.setpoint.api.v1.ID;
-import io.setpoint.api.v1.Resource;
-import io.setpoint.api.v1.ResourceTypeSpec;
-import io.setpoint.api.v1.Scope;
 import io.setpoint.api.v1.Type;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import io.setpoint.testkit.FreePorts;
+import io.setpoint.testkit.GardenTypes;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,8 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * incompatible change is refused with its breaking changes, whichever member receives it.
  */
 class ClusterTypesTest {
-  private static final Type PLANT = Types.of("garden", "v1", "Plant");
-  private static final ID DEFINITION = Ids.of(Types.of("core", "v1", "TypeDefinition"), "garden-v1-plant");
+  private static final Type PLANT = GardenTypes.PLANT;
   private static final java.util.concurrent.atomic.AtomicInteger CLUSTERS = new java.util.concurrent.atomic.AtomicInteger();
 
   private final List<CliRun> members = new ArrayList<>();
@@ -57,44 +37,6 @@ class ClusterTypesTest {
         member.interruptAndJoin();
       }
     }
-  }
-
-  /** garden.v1.Plant: {@code species} (at least one character) and {@code height_cm}, or {@code height_cm} as a string. */
-  private static FileDescriptorSet garden(boolean heightAsText) {
-    FieldOptions speciesRules = FieldOptions.newBuilder()
-        .setExtension(ValidateProto.field, FieldRules.newBuilder().setString(StringRules.newBuilder().setMinLen(1)).build())
-        .build();
-    DescriptorProto plant = DescriptorProto.newBuilder().setName("Plant")
-        .setOptions(MessageOptions.newBuilder().setExtension(AnnotationsProto.spec,
-            ResourceTypeSpec.newBuilder().setScope(Scope.SCOPE_CLUSTER).build()))
-        .addField(FieldDescriptorProto.newBuilder().setName("species").setNumber(1)
-            .setType(FieldDescriptorProto.Type.TYPE_STRING).setLabel(FieldDescriptorProto.Label.LABEL_OPTIONAL)
-            .setOptions(speciesRules))
-        .addField(FieldDescriptorProto.newBuilder().setName("height_cm").setNumber(2)
-            .setType(heightAsText ? FieldDescriptorProto.Type.TYPE_STRING : FieldDescriptorProto.Type.TYPE_INT32)
-            .setLabel(FieldDescriptorProto.Label.LABEL_OPTIONAL))
-        .build();
-    return FileDescriptorSet.newBuilder().addFile(FileDescriptorProto.newBuilder()
-        .setName("acme/garden/v1/garden.proto").setPackage("acme.garden.v1").setSyntax("proto3")
-        .addDependency("buf/validate/validate.proto")
-        .addDependency("setpoint/resource/v1/annotations.proto")
-        .addMessageType(plant)).build();
-  }
-
-  private static Resource definition(FileDescriptorSet files) {
-    return Resource.newBuilder().setId(DEFINITION).setData(Any.pack(TypeDefinition.newBuilder()
-        .setMessage("acme.garden.v1.Plant").setFiles(files).build())).build();
-  }
-
-  private static Resource plant(String name, String species, int heightCm) throws Exception {
-    FileDescriptor file = FileDescriptor.buildFrom(garden(false).getFile(0), new FileDescriptor[] {
-        ValidateProto.getDescriptor(), AnnotationsProto.getDescriptor()});
-    Descriptor message = file.findMessageTypeByName("Plant");
-    DynamicMessage data = DynamicMessage.newBuilder(message)
-        .setField(message.findFieldByName("species"), species)
-        .setField(message.findFieldByName("height_cm"), heightCm)
-        .build();
-    return Resource.newBuilder().setId(Ids.of(PLANT, name)).setData(Any.pack(data)).build();
   }
 
   private static boolean serves(int port) {
@@ -122,16 +64,16 @@ class ClusterTypesTest {
       members.add(CliRun.start(args.get(i)));
     }
     try (SetpointClient first = SetpointClient.connect("127.0.0.1:" + api[0])) {
-      await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> first.write(definition(garden(false))) != null);
+      await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> first.write(GardenTypes.definition(GardenTypes.files(false))) != null);
     }
     for (int port : api) {
       await().atMost(Duration.ofSeconds(30)).until(() -> serves(port));
     }
     try (SetpointClient second = SetpointClient.connect("127.0.0.1:" + api[1]);
         SetpointClient third = SetpointClient.connect("127.0.0.1:" + api[2])) {
-      second.write(plant("fern", "fern", 40));
+      second.write(GardenTypes.plant("fern", "fern", 40));
       assertThat(third.readConsistent(Ids.of(PLANT, "fern")).getData().getTypeUrl()).endsWith("acme.garden.v1.Plant");
-      assertThatThrownBy(() -> third.write(plant("nameless", "", 3)))
+      assertThatThrownBy(() -> third.write(GardenTypes.plant("nameless", "", 3)))
           .isInstanceOfSatisfying(SetpointException.class, e -> {
             assertThat(e.code()).isEqualTo(Code.INVALID_ARGUMENT);
             assertThat(e.violations()).anySatisfy(v -> {
@@ -140,7 +82,7 @@ class ClusterTypesTest {
             });
           });
       // An incompatible change, through a member other than the one that applied the type.
-      assertThatThrownBy(() -> third.write(definition(garden(true))))
+      assertThatThrownBy(() -> third.write(GardenTypes.definition(GardenTypes.files(true))))
           .isInstanceOfSatisfying(SetpointException.class, e -> {
             assertThat(e.code()).isEqualTo(Code.FAILED_PRECONDITION);
             assertThat(e.getMessage()).contains("field 2 (height_cm) changes from int32 to string, and 1 stored resources set it");
@@ -152,7 +94,7 @@ class ClusterTypesTest {
     await().atMost(Duration.ofSeconds(60)).until(() -> serves(api[2]));
     try (SetpointClient restarted = SetpointClient.connect("127.0.0.1:" + api[2])) {
       assertThat(restarted.readConsistent(Ids.of(PLANT, "fern")).getData().getTypeUrl()).endsWith("acme.garden.v1.Plant");
-      restarted.write(plant("moss", "moss", 2));
+      restarted.write(GardenTypes.plant("moss", "moss", 2));
     }
   }
 }

@@ -32,7 +32,7 @@ public final class GardenTypes {
   /** The type the definition adds. */
   public static final Type PLANT = Types.of("garden", "v1", "Plant");
   /** The definition's resource id. */
-  public static final ID DEFINITION = Ids.of(Types.of("core", "v1", "TypeDefinition"), "garden-v1-plant");
+  public static final ID DEFINITION = Ids.of(Types.TYPE_DEFINITION, Types.definitionName(PLANT));
 
   private GardenTypes() {}
 

@@ -216,7 +216,7 @@ final class TypesBench implements Callable<Integer> {
       }
     }
     return Resource.newBuilder()
-        .setId(Ids.of(Types.of("core", "v1", "TypeDefinition"), "garden-v1-plant"))
+        .setId(Ids.of(Types.TYPE_DEFINITION, Types.definitionName(PLANT)))
         .setData(Any.pack(TypeDefinition.newBuilder().setMessage(Plant.getDescriptor().getFullName())
             .setFiles(FileDescriptorSet.newBuilder().addFile(file)).build()))
         .build();

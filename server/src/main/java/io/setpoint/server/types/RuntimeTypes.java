@@ -6,6 +6,7 @@ import io.setpoint.resource.Registry;
 import io.setpoint.server.mirror.StoreMirror;
 import io.setpoint.storage.Backend;
 import java.time.Duration;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +53,11 @@ public final class RuntimeTypes implements AutoCloseable {
   public boolean defines(Type type) {
     TypeDefinitions.Defined defined = definitions.get(TypeDefinitions.nameOf(type));
     return defined != null && registry.resolve(type).filter(r -> r == defined.registration()).isPresent();
+  }
+
+  /** The type the stored definition named {@code name} defines, if there is one. */
+  Optional<Type> typeDefinedBy(String name) {
+    return Optional.ofNullable(definitions.get(name)).map(TypeDefinitions.Defined::type);
   }
 
   @Override

@@ -18,7 +18,6 @@ import io.setpoint.resource.Registry;
 import io.setpoint.resource.ValidationException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -29,7 +28,7 @@ import java.util.Optional;
  */
 final class TypeDefinitions {
   /** {@code core.v1.TypeDefinition}: a type added at runtime; cluster-scoped; operator permissions. */
-  static final Type TYPE = Types.of("core", "v1", "TypeDefinition");
+  static final Type TYPE = Types.TYPE_DEFINITION;
 
   private final Registry registry;
   private final StoredData stored;
@@ -52,7 +51,7 @@ final class TypeDefinitions {
 
   /** The name of the definition of {@code type}: {@code garden.v1.Plant} is {@code garden-v1-plant}. */
   static String nameOf(Type type) {
-    return (type.getGroup() + "-" + type.getGroupVersion() + "-" + type.getKind()).toLowerCase(Locale.ROOT);
+    return Types.definitionName(type);
   }
 
   /** A checked definition: the type it defines and the registration that serves it. */
@@ -129,6 +128,12 @@ final class TypeDefinitions {
   private Resource admit(Resource resource) {
     Defined defined = define(resource);
     Type type = defined.type();
+    Optional<Type> named = runtime.typeDefinedBy(resource.getId().getName());
+    if (named.isPresent() && !named.get().equals(type)) {
+      throw ValidationException.of("id.name", "type-definition-name", resource.getId().getName()
+          + " already defines " + Types.format(named.get()) + ", and " + Types.format(type)
+          + " would have the same definition name: choose a kind that differs in more than case");
+    }
     Optional<Registration<?>> current = registry.resolve(type);
     if (current.isPresent() && !runtime.defines(type)) {
       throw ValidationException.of("data.message", "compiled",

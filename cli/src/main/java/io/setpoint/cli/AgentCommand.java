@@ -123,6 +123,15 @@ final class AgentCommand implements Callable<Integer> {
           + "(default: an eighth of the JVM's maximum heap); the oldest are compacted first.")
   private Integer historyMib;
 
+  @Option(names = "-plugins", paramLabel = "DIR",
+      description = "Load the plugins (types with Java hooks, controllers) of every jar in DIR; see docs/plugins.md.")
+  private Path plugins;
+
+  @Option(names = "-replace-type-set",
+      description = "Record this member's compiled and plugin types as the cluster's even if it lacks some the "
+          + "cluster recorded (after removing a type or plugin on purpose); see docs/plugins.md.")
+  private boolean replaceTypeSet;
+
   /** The system property that sets Netty's buffer leak detection, as Netty reads it. */
   static final String LEAK_DETECTION = "io.netty.leakDetection.level";
 
@@ -149,6 +158,10 @@ final class AgentCommand implements Callable<Integer> {
       if (maxConnectionsPerClient != null) {
         builder.maxConnectionsPerClient(maxConnectionsPerClient);
       }
+      if (plugins != null) {
+        builder.plugins(plugins);
+      }
+      builder.replaceTypeSet(replaceTypeSet);
       if (demo) {
         builder.types(DemoTypes::register)
             .controllers(noDemoControllers ? manager -> {} : DemoControllers::register);

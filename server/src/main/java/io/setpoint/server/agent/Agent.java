@@ -14,7 +14,10 @@ import io.setpoint.server.acl.AclTypes;
 import io.setpoint.server.operator.OperatorGrpcService;
 import io.setpoint.server.http.HttpGateway;
 import io.grpc.BindableService;
+import io.setpoint.server.plugin.Plugins;
+import io.setpoint.server.plugin.SetpointPlugin;
 import io.setpoint.server.types.RuntimeTypes;
+import io.setpoint.server.types.TypeSetCheck;
 import io.setpoint.server.service.CallerAuthorizer;
 import io.setpoint.server.service.GrpcFailures;
 import io.setpoint.server.service.ResourceGrpcService;
@@ -47,7 +50,9 @@ import java.net.InetSocketAddress;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.time.Clock;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
@@ -174,6 +179,8 @@ public final class Agent implements AutoCloseable {
     private int maxConnections;
     private int maxConnectionsPerClient;
     private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+    private Path pluginDir;
+    private boolean replaceTypeSet;
 
     private Builder() {}
 
@@ -297,6 +304,26 @@ public final class Agent implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Loads the {@link SetpointPlugin}s of every jar in {@code dir} (see docs/plugins.md): their
+     * types are registered with the agent's, their controllers run with its own. {@link #start()}
+     * throws an {@link IllegalStateException} naming a jar or plugin it cannot use.
+     */
+    public Builder plugins(Path dir) {
+      this.pluginDir = Objects.requireNonNull(dir, "dir");
+      return this;
+    }
+
+    /**
+     * Record this agent's compiled and plugin types as the cluster's even when it lacks some that
+     * the cluster recorded (default false: such an agent refuses to start). For an operator who
+     * removed a type or plugin on purpose; see docs/plugins.md.
+     */
+    public Builder replaceTypeSet(boolean replaceTypeSet) {
+      this.replaceTypeSet = replaceTypeSet;
+      return this;
+    }
+
     /** Starts serving; returns once the port is bound. */
     public Agent start() {
       TlsFiles.Loaded tlsMaterial;
@@ -311,9 +338,27 @@ public final class Agent implements AutoCloseable {
       Registry registry = new Registry();
       CoreTypes.register(registry);
       AclTypes.register(registry);
-      types.accept(registry);
+      List<SetpointPlugin> plugins;
+      try {
+        types.accept(registry);
+        plugins = pluginDir == null ? List.of() : Plugins.load(pluginDir);
+        for (SetpointPlugin plugin : plugins) {
+          registerTypes(plugin, registry);
+        }
+      } catch (RuntimeException e) {
+        if (backend != null) {
+          backend.close();
+        }
+        throw pluginDir != null && e instanceof IllegalArgumentException ? new IllegalStateException(e.getMessage(), e) : e;
+      }
       Backend store = backend != null ? backend : new MemoryBackend();
       Replication replication = store instanceof Replication r ? r : null;
+      try {
+        TypeSetCheck.check(registry, store, replaceTypeSet, TYPE_SYNC_TIMEOUT);
+      } catch (RuntimeException e) {
+        store.close();
+        throw e;
+      }
       // Types defined at runtime are served from the first request on, as they were before a restart.
       RuntimeTypes runtimeTypes = RuntimeTypes.start(registry, store, TYPE_SYNC_TIMEOUT);
       ResourceHandler handler = new ResourceHandler(registry, store, clock, limits);
@@ -400,6 +445,10 @@ public final class Agent implements AutoCloseable {
           .build();
       manager.register(Cascade.controller());
       controllers.accept(manager);
+      for (SetpointPlugin plugin : plugins) {
+        plugin.controllers(manager);
+        log.info("plugin {} loaded", plugin.name());
+      }
       Agent agent = new Agent(server, inProcess, store, registry, manager, local, access, runtimeTypes);
       log.info("Setpoint agent listening on {}:{} (gRPC, HTTP/JSON under /api){}", host, agent.port(),
           tlsMaterial == null ? "" : tls.mutual() ? " over mutual TLS" : " over TLS");
@@ -427,6 +476,14 @@ public final class Agent implements AutoCloseable {
       }
     }
 
+
+    private static void registerTypes(SetpointPlugin plugin, Registry registry) {
+      try {
+        plugin.types(registry);
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("plugin " + plugin.name() + " failed to register its types: " + e.getMessage(), e);
+      }
+    }
 
     /** Ready once started, while the store can take writes; else 503 saying why. */
     private static HttpResponse readiness(boolean started, Backend store) {

@@ -115,6 +115,7 @@ public final class TypeSetCheck {
 
   private static Resource read(Backend backend, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
+    boolean told = false;
     while (true) {
       try {
         return backend.read(Consistency.STRONG, RECORD);
@@ -125,6 +126,11 @@ public final class TypeSetCheck {
         if (e.reason() != StorageException.Reason.UNAVAILABLE || System.nanoTime() > deadline) {
           log.warn("cannot read the cluster's type set through the leader ({}); checking this member's copy", e.getMessage());
           return local(backend);
+        }
+        if (!told) {
+          log.info("waiting up to {} s for a Raft leader, to compare this member's types with the cluster's",
+              timeout.toSeconds());
+          told = true;
         }
         LockSupport.parkNanos(RETRY.toNanos());
       }

@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
@@ -144,6 +145,9 @@ final class AgentCommand implements Callable<Integer> {
     if (System.getProperty(LEAK_DETECTION) == null) {
       ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
     }
+    if (!dev) {
+      useRecordedAddresses();
+    }
     TlsFiles apiTls = apiTls();
     TlsFiles raftTls = raftTls();
     Backend store = dev ? new MemoryBackend(limits()) : openStore(raftTls);
@@ -174,6 +178,9 @@ final class AgentCommand implements Callable<Integer> {
       // A TLS file the agent cannot use (the agent closed the store).
       throw new CliException("-tls-cert/-tls-key/-tls-ca: " + e.getMessage(), e);
     }
+    if (!dev) {
+      new MemberFile(node, bind, port, raftPort).write(dataDir);
+    }
     if (dev) {
       log.info("dev mode: in-memory store (data is lost on exit), demo types registered{}, ACLs {}",
           noDemoControllers ? "" : " with their controllers", acls ? "on (-acls)" : "off");
@@ -199,6 +206,38 @@ final class AgentCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  /**
+   * A member restarted with only {@code -data-dir} (and maybe {@code -node}) listens where it did:
+   * what it was started with is kept in its data directory. A Raft port or node name that
+   * contradicts the recorded one is refused: the other members know this member by them.
+   */
+  private void useRecordedAddresses() {
+    MemberFile recorded = MemberFile.read(dataDir);
+    if (recorded == null) {
+      return;
+    }
+    ParseResult given = spec.commandLine().getParseResult();
+    Path file = dataDir.resolve(MemberFile.NAME);
+    if (!given.hasMatchedOption("-node")) {
+      node = recorded.node();
+    } else if (!node.equals(recorded.node())) {
+      throw usage("-data-dir " + dataDir + " belongs to node " + recorded.node() + " (" + file + "); -node " + node
+          + " contradicts it");
+    }
+    if (!given.hasMatchedOption("-raft-port")) {
+      raftPort = recorded.raftPort();
+    } else if (raftPort != recorded.raftPort()) {
+      throw usage("node " + node + " has Raft port " + recorded.raftPort() + " (" + file + "), by which the other"
+          + " members know it; -raft-port " + raftPort + " contradicts it");
+    }
+    if (!given.hasMatchedOption("-port")) {
+      port = recorded.port();
+    }
+    if (!given.hasMatchedOption("-bind")) {
+      bind = recorded.bind();
+    }
   }
 
   private void checkArguments() {

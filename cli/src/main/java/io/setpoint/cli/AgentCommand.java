@@ -5,10 +5,7 @@ import io.setpoint.api.tls.TlsFiles;
 import io.setpoint.demo.DemoControllers;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.server.agent.Agent;
-import io.setpoint.storage.Backend;
 import io.setpoint.storage.engine.Limits;
-import io.setpoint.storage.memory.MemoryBackend;
-import io.setpoint.storage.raft.RaftBackend;
 import io.setpoint.storage.raft.RaftConfig;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -150,12 +147,15 @@ final class AgentCommand implements Callable<Integer> {
     }
     TlsFiles apiTls = apiTls();
     TlsFiles raftTls = raftTls();
-    Backend store = dev ? new MemoryBackend(limits()) : openStore(raftTls);
     boolean demo = dev || demoTypes;
     Agent agent;
+    Agent.Builder builder = Agent.builder().host(bind).port(port).acls(dev ? acls : !noAcls).tls(apiTls);
+    if (dev) {
+      builder.storeLimits(limits());
+    } else {
+      builder.raft(raftConfig(raftTls));
+    }
     try {
-      Agent.Builder builder =
-          Agent.builder().host(bind).port(port).acls(dev ? acls : !noAcls).tls(apiTls).backend(store);
       if (maxConnections != null) {
         builder.maxConnections(maxConnections);
       }
@@ -171,8 +171,8 @@ final class AgentCommand implements Callable<Integer> {
             .controllers(noDemoControllers ? manager -> {} : DemoControllers::register);
       }
       agent = builder.start();
-    } catch (IllegalStateException e) {
-      store.close();
+    } catch (UncheckedIOException | IllegalStateException e) {
+      // The agent closed what it opened; its message names the file, plugin or port at fault.
       throw new CliException(e.getMessage(), e);
     } catch (IllegalArgumentException e) {
       // A TLS file the agent cannot use (the agent closed the store).
@@ -289,7 +289,7 @@ final class AgentCommand implements Callable<Integer> {
     return raftTlsCert == null ? null : new TlsFiles(raftTlsCert, raftTlsKey, raftTlsCa);
   }
 
-  private Backend openStore(TlsFiles raftTls) {
+  private RaftConfig raftConfig(TlsFiles raftTls) {
     Map<String, String> peers = cluster == null ? Map.of(node, bind + ":" + raftPort) : parseCluster(cluster);
     if (!peers.containsKey(node)) {
       throw usage("-cluster " + cluster + " does not name this node (-node " + node + ")");
@@ -301,14 +301,7 @@ final class AgentCommand implements Callable<Integer> {
         throw new CliException("-raft-tls-cert/-raft-tls-key/-raft-tls-ca: " + e.getMessage(), e);
       }
     }
-    try {
-      return RaftBackend.start(RaftConfig.of(node, dataDir, raftPort, peers).withLimits(limits()).withTls(raftTls));
-    } catch (UncheckedIOException e) {
-      // The store's own message names the directory, the damaged file and what to do.
-      throw new CliException(e.getMessage(), e);
-    } catch (RuntimeException e) {
-      throw new CliException("cannot open the store in " + dataDir + ": " + e.getMessage(), e);
-    }
+    return RaftConfig.of(node, dataDir, raftPort, peers).withLimits(limits()).withTls(raftTls);
   }
 
   private Map<String, String> parseCluster(String text) {

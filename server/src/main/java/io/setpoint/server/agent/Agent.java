@@ -15,6 +15,9 @@ import io.setpoint.server.operator.OperatorGrpcService;
 import io.setpoint.server.http.HttpGateway;
 import io.grpc.BindableService;
 import io.setpoint.server.plugin.Plugins;
+import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.raft.RaftBackend;
+import io.setpoint.storage.raft.RaftConfig;
 import io.setpoint.server.plugin.SetpointPlugin;
 import io.setpoint.server.types.RuntimeTypes;
 import io.setpoint.server.types.TypeSetCheck;
@@ -181,6 +184,8 @@ public final class Agent implements AutoCloseable {
     private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
     private Path pluginDir;
     private boolean replaceTypeSet;
+    private RaftConfig raft;
+    private Limits storeLimits = Limits.DEFAULT;
 
     private Builder() {}
 
@@ -211,9 +216,29 @@ public final class Agent implements AutoCloseable {
       return this;
     }
 
+    /**
+     * A durable store, replicated with Raft, that the agent opens at {@link #start()} and closes:
+     * one member of its own ({@code RaftConfig.of(node, dataDir, raftPort, Map.of())}) or of the
+     * cluster the config's peers name. See docs/storage.md. {@link #start()} throws an {@link
+     * java.io.UncheckedIOException} or {@link IllegalStateException} saying why a data directory
+     * cannot be used.
+     */
+    public Builder raft(RaftConfig config) {
+      this.raft = Objects.requireNonNull(config, "config");
+      this.backend = null;
+      return this;
+    }
+
+    /** The bounds of the in-memory store the agent creates when given neither a backend nor {@link #raft}. */
+    public Builder storeLimits(Limits limits) {
+      this.storeLimits = Objects.requireNonNull(limits, "limits");
+      return this;
+    }
+
     /** The storage backend (default: a new in-memory one). The agent closes it. */
     public Builder backend(Backend backend) {
       this.backend = Objects.requireNonNull(backend, "backend");
+      this.raft = null;
       return this;
     }
 
@@ -326,47 +351,37 @@ public final class Agent implements AutoCloseable {
 
     /** Starts serving; returns once the port is bound. */
     public Agent start() {
-      TlsFiles.Loaded tlsMaterial;
+      Closer opened = new Closer();
+      if (backend != null) {
+        opened.add(backend::close); // handed over: the agent closes it, also when it fails to start
+      }
       try {
-        tlsMaterial = tls == null ? null : tls.load();
-      } catch (IllegalArgumentException e) {
-        if (backend != null) {
-          backend.close();
-        }
+        return start(opened);
+      } catch (RuntimeException | Error e) {
+        opened.closeAll(e);
         throw e;
       }
+    }
+
+    /** The steps of {@link #start()}; whatever it opens goes into {@code opened}. */
+    private Agent start(Closer opened) {
+      TlsFiles.Loaded tlsMaterial = tls == null ? null : tls.load();
       Registry registry = new Registry();
       CoreTypes.register(registry);
       AclTypes.register(registry);
-      List<SetpointPlugin> plugins;
-      try {
-        types.accept(registry);
-        plugins = pluginDir == null ? List.of() : Plugins.load(pluginDir);
-        for (SetpointPlugin plugin : plugins) {
-          registerTypes(plugin, registry);
-        }
-      } catch (RuntimeException e) {
-        if (backend != null) {
-          backend.close();
-        }
-        throw pluginDir != null && e instanceof IllegalArgumentException ? new IllegalStateException(e.getMessage(), e) : e;
-      }
-      Backend store = backend != null ? backend : new MemoryBackend();
+      types.accept(registry);
+      List<SetpointPlugin> plugins = loadPlugins(registry);
+      Backend store = backend != null ? backend : opened.add(openStore());
       Replication replication = store instanceof Replication r ? r : null;
-      try {
-        TypeSetCheck.check(registry, store, replaceTypeSet, TYPE_SYNC_TIMEOUT);
-      } catch (RuntimeException e) {
-        store.close();
-        throw e;
-      }
+      TypeSetCheck.check(registry, store, replaceTypeSet, TYPE_SYNC_TIMEOUT);
       // Types defined at runtime are served from the first request on, as they were before a restart.
-      RuntimeTypes runtimeTypes = RuntimeTypes.start(registry, store, TYPE_SYNC_TIMEOUT);
+      RuntimeTypes runtimeTypes = opened.add(RuntimeTypes.start(registry, store, TYPE_SYNC_TIMEOUT));
       ResourceHandler handler = new ResourceHandler(registry, store, clock, limits);
       WatchStreamer streamer = new WatchStreamer();
       ResourceGrpcService resources = new ResourceGrpcService(handler, streamer, CommonPools.blockingTaskExecutor());
-      AccessControl access = acls
+      AccessControl access = opened.add(acls
           ? AccessControl.enabled(store, handler, clock)
-          : AccessControl.disabled(store, handler, clock);
+          : AccessControl.disabled(store, handler, clock));
       HttpGateway gateway = new HttpGateway(registry, handler, streamer, access.httpCallers(), maxRequestBytes);
       TypeGrpcService typeService = new TypeGrpcService(registry);
       BindableService[] services = {resources, typeService, new OperatorGrpcService(replication),
@@ -427,15 +442,14 @@ public final class Agent implements AutoCloseable {
       try {
         server.start().join();
       } catch (RuntimeException e) {
-        access.close();
-        runtimeTypes.close();
-        store.close();
         throw new IllegalStateException("cannot listen on " + host + ":" + port + ": " + rootMessage(e), e);
       }
+      opened.add(() -> server.stop().join());
       String inProcessName = "setpoint-agent-" + UUID.randomUUID();
       io.grpc.Server inProcess = startInProcess(inProcessName, resources, typeService);
-      SetpointClient local =
-          SetpointClient.over(InProcessChannelBuilder.forName(inProcessName).build(), "in-process");
+      opened.add(inProcess::shutdownNow);
+      SetpointClient local = opened.add(
+          SetpointClient.over(InProcessChannelBuilder.forName(inProcessName).build(), "in-process"));
       Manager manager = Manager.builder()
           .leadership(replication == null ? Leadership.always() : new StoreLeadership(replication))
           .client(local)
@@ -443,6 +457,7 @@ public final class Agent implements AutoCloseable {
           .ticker(ticker)
           .meterRegistry(meters)
           .build();
+      opened.add(manager);
       manager.register(Cascade.controller());
       controllers.accept(manager);
       for (SetpointPlugin plugin : plugins) {
@@ -476,6 +491,36 @@ public final class Agent implements AutoCloseable {
       }
     }
 
+
+    /** The plugins of {@link #plugins(Path)}, their types registered. */
+    private List<SetpointPlugin> loadPlugins(Registry registry) {
+      if (pluginDir == null) {
+        return List.of();
+      }
+      try {
+        List<SetpointPlugin> plugins = Plugins.load(pluginDir);
+        for (SetpointPlugin plugin : plugins) {
+          registerTypes(plugin, registry);
+        }
+        return plugins;
+      } catch (IllegalArgumentException e) {
+        throw new IllegalStateException(e.getMessage(), e);
+      }
+    }
+
+    /** The store the agent opens itself: Raft when {@link #raft} was given, else memory. */
+    private Backend openStore() {
+      if (raft == null) {
+        return new MemoryBackend(storeLimits);
+      }
+      try {
+        return RaftBackend.start(raft);
+      } catch (UncheckedIOException e) {
+        throw e; // the store's own message names the directory, the damaged file and what to do
+      } catch (RuntimeException e) {
+        throw new IllegalStateException("cannot open the store in " + raft.dataDir() + ": " + e.getMessage(), e);
+      }
+    }
 
     private static void registerTypes(SetpointPlugin plugin, Registry registry) {
       try {

@@ -59,8 +59,6 @@ import java.util.concurrent.Executor;
  * so a bad request never changes stored state. Failures are thrown; {@link Errors} maps them.
  */
 public final class ResourceHandler {
-  /** How often a blind write retries its own compare-and-swap before giving up. */
-  static final int BLIND_WRITE_ATTEMPTS = 16;
   /** Stands for a stored value in an error message to a caller that may not read the resource. */
   static final String HIDDEN = "<shown only with read permission>";
 
@@ -180,7 +178,7 @@ public final class ResourceHandler {
     ID id = input.getId();
     boolean blind = input.getVersion().isEmpty();
     // A create-only write that loses its race reads again here and finds the winner's resource.
-    for (int attempt = 1; attempt <= (blind ? BLIND_WRITE_ATTEMPTS : 1); attempt++) {
+    return BlindWrites.retry(blind, () -> {
       Resource existing = readForWrite(id);
       Resource next = next(authz, existing, input, createOnly);
       if (next == existing) {
@@ -192,13 +190,12 @@ public final class ResourceHandler {
       try {
         return afterStore(existing, backend.writeCas(next));
       } catch (StorageException e) {
-        if (!blind || !lostRace(e)) {
-          throw concealed(authz, existing, e);
+        if (blind && lostRace(e)) {
+          return null;
         }
+        throw concealed(authz, existing, e);
       }
-    }
-    throw Errors.aborted(
-        "write of " + Ids.format(id) + " lost " + BLIND_WRITE_ATTEMPTS + " races to concurrent writers; retry");
+    }, () -> "write of " + Ids.format(id));
   }
 
   /**
@@ -398,7 +395,7 @@ public final class ResourceHandler {
     v.throwIfAny();
     Registration<?> reg = registration(id);
     boolean blind = req.getVersion().isEmpty();
-    for (int attempt = 1; attempt <= (blind ? BLIND_WRITE_ATTEMPTS : 1); attempt++) {
+    return BlindWrites.retry(blind, () -> {
       Resource existing = authorizedForWrite(authz, reg, id);
       // It answers with the whole resource, so it needs read as well as write, asked before
       // anything about the stored resource (whether it exists, its uid) is told.
@@ -422,12 +419,12 @@ public final class ResourceHandler {
       try {
         return WriteStatusResponse.newBuilder().setResource(backend.writeCas(next)).build();
       } catch (StorageException e) {
-        if (!blind || e.reason() != StorageException.Reason.CAS_FAILURE) {
-          throw e;
+        if (blind && e.reason() == StorageException.Reason.CAS_FAILURE) {
+          return null;
         }
+        throw e;
       }
-    }
-    throw Errors.aborted("status write of " + Ids.format(id) + " lost " + BLIND_WRITE_ATTEMPTS + " races; retry");
+    }, () -> "status write of " + Ids.format(id));
   }
 
   /** Sets {@code updated_at}, and each condition's transition time unless its state is unchanged. */
@@ -565,28 +562,25 @@ public final class ResourceHandler {
    * clean up, and remove their finalizers; the last removal deletes it. Marking twice is a no-op.
    */
   private void markForDeletion(Resource existing, String version) {
-    Resource current = existing;
-    for (int attempt = 1; attempt <= BLIND_WRITE_ATTEMPTS; attempt++) {
-      if (Finalizers.isMarkedForDeletion(current)) {
-        return;
+    Resource[] current = {existing};
+    BlindWrites.retry(version.isEmpty(), () -> {
+      if (current[0] == null || !current[0].getId().getUid().equals(existing.getId().getUid())
+          || Finalizers.isMarkedForDeletion(current[0])) {
+        return Boolean.TRUE; // deleted, replaced by another incarnation, or marked already
       }
       try {
-        backend.writeCas(current.toBuilder()
+        backend.writeCas(current[0].toBuilder()
             .putMetadata(Finalizers.DELETION_TIMESTAMP, java.time.format.DateTimeFormatter.ISO_INSTANT.format(clock.instant()))
             .build());
-        return;
+        return Boolean.TRUE;
       } catch (StorageException e) {
         if (!version.isEmpty() || e.reason() != StorageException.Reason.CAS_FAILURE) {
           throw e;
         }
       }
-      current = readForWrite(existing.getId());
-      if (current == null || !current.getId().getUid().equals(existing.getId().getUid())) {
-        return;
-      }
-    }
-    throw Errors.aborted("marking " + Ids.format(existing.getId()) + " for deletion lost "
-        + BLIND_WRITE_ATTEMPTS + " races; retry");
+      current[0] = readForWrite(existing.getId());
+      return null;
+    }, () -> "marking " + Ids.format(existing.getId()) + " for deletion");
   }
 
   /**

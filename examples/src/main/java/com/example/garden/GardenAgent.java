@@ -1,7 +1,6 @@
 package com.example.garden;
 
 import io.setpoint.server.agent.Agent;
-import java.util.List;
 
 /**
  * A Setpoint agent embedded in this application: it serves the garden types (besides Setpoint's
@@ -19,12 +18,42 @@ public final class GardenAgent {
   private GardenAgent() {}
 
   public static void main(String[] args) throws InterruptedException {
-    List<String> flags = List.of(args);
-    int at = flags.indexOf("-port");
-    int port = at >= 0 && at + 1 < flags.size() ? Integer.parseInt(flags.get(at + 1)) : 8500;
-    Agent agent = start(port, !flags.contains("-no-controllers"));
+    Agent agent;
+    try {
+      agent = start(args);
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      // A bad flag or port, or a port in use: one line and the usage, no stack trace.
+      System.err.println("garden: " + e.getMessage() + "\nusage: GardenAgent [-port N] [-no-controllers]");
+      System.exit(2);
+      return;
+    }
     Runtime.getRuntime().addShutdownHook(new Thread(agent::close, "garden-agent-shutdown"));
     agent.awaitTermination();
+  }
+
+  /** Starts the agent the command line asks for; a bad flag is an IllegalArgumentException. */
+  static Agent start(String... args) {
+    int port = 8500;
+    boolean controllers = true;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "-no-controllers" -> controllers = false;
+        case "-port" -> port = port(i + 1 < args.length ? args[++i] : null);
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+      }
+    }
+    return start(port, controllers);
+  }
+
+  private static int port(String value) {
+    if (value == null) {
+      throw new IllegalArgumentException("-port needs a number");
+    }
+    try {
+      return Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("-port must be a number, was " + value);
+    }
   }
 
   // snippet:start start

@@ -1,6 +1,7 @@
 package com.example.garden;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.example.garden.v1.Plant;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class GardenAgentTest {
   @Test
   void theEmbeddedAgentServesPlantsAndSchedulesThem() {
-    try (Agent agent = GardenAgent.start(0, true);
+    try (Agent agent = GardenAgent.start("-port", "0");
         SetpointClient client = SetpointClient.connect("127.0.0.1:" + agent.port())) {
       assertThat(client.types().getTypesList())
           .anySatisfy(t -> assertThat(Types.format(t.getType())).isEqualTo("garden.v1.Plant"));
@@ -32,5 +33,18 @@ class GardenAgentTest {
             && Conditions.holds(current.getStatusOrThrow(PlantController.STATUS_KEY), "Scheduled");
       });
     }
+  }
+
+  @Test
+  void badFlagsAreNamed() {
+    assertThatThrownBy(() -> GardenAgent.start("-port", "eighty"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("-port must be a number, was eighty");
+    assertThatThrownBy(() -> GardenAgent.start("-port"))
+        .hasMessage("-port needs a number");
+    assertThatThrownBy(() -> GardenAgent.start("-verbose"))
+        .hasMessage("unknown argument -verbose");
+    assertThatThrownBy(() -> GardenAgent.start("-port", "70000"))
+        .hasMessage("port must be within 0..65535, was 70000");
   }
 }

@@ -12,7 +12,19 @@ public final class Types {
   /** The rule a type's kind follows. */
   public static final Pattern KIND = Pattern.compile("^[A-Z][A-Za-z0-9]+$");
 
+  /** {@code core.v1.TypeDefinition}: the resources that add types to a running server. */
+  public static final Type TYPE_DEFINITION = of("core", "v1", "TypeDefinition");
+
   private Types() {}
+
+  /**
+   * The name of the {@code core.v1.TypeDefinition} that defines {@code type}: its parts,
+   * lower-cased, joined with {@code -} ({@code garden.v1.Plant} is {@code garden-v1-plant}).
+   */
+  public static String definitionName(Type type) {
+    return (type.getGroup().replace('_', '-') + "-" + type.getGroupVersion() + "-" + type.getKind())
+        .toLowerCase(java.util.Locale.ROOT);
+  }
 
   /** A type from its three parts; does not validate them. */
   public static Type of(String group, String groupVersion, String kind) {

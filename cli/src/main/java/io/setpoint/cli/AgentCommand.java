@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
@@ -123,6 +124,15 @@ final class AgentCommand implements Callable<Integer> {
           + "(default: an eighth of the JVM's maximum heap); the oldest are compacted first.")
   private Integer historyMib;
 
+  @Option(names = "-plugins", paramLabel = "DIR",
+      description = "Load the plugins (types with Java hooks, controllers) of every jar in DIR; see docs/plugins.md.")
+  private Path plugins;
+
+  @Option(names = "-replace-type-set",
+      description = "Record this member's compiled and plugin types as the cluster's even if it lacks some the "
+          + "cluster recorded (after removing a type or plugin on purpose); see docs/plugins.md.")
+  private boolean replaceTypeSet;
+
   /** The system property that sets Netty's buffer leak detection, as Netty reads it. */
   static final String LEAK_DETECTION = "io.netty.leakDetection.level";
 
@@ -134,6 +144,9 @@ final class AgentCommand implements Callable<Integer> {
     // through SETPOINT_JAVA_OPTS).
     if (System.getProperty(LEAK_DETECTION) == null) {
       ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+    }
+    if (!dev) {
+      useRecordedAddresses();
     }
     TlsFiles apiTls = apiTls();
     TlsFiles raftTls = raftTls();
@@ -149,6 +162,10 @@ final class AgentCommand implements Callable<Integer> {
       if (maxConnectionsPerClient != null) {
         builder.maxConnectionsPerClient(maxConnectionsPerClient);
       }
+      if (plugins != null) {
+        builder.plugins(plugins);
+      }
+      builder.replaceTypeSet(replaceTypeSet);
       if (demo) {
         builder.types(DemoTypes::register)
             .controllers(noDemoControllers ? manager -> {} : DemoControllers::register);
@@ -160,6 +177,9 @@ final class AgentCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       // A TLS file the agent cannot use (the agent closed the store).
       throw new CliException("-tls-cert/-tls-key/-tls-ca: " + e.getMessage(), e);
+    }
+    if (!dev) {
+      new MemberFile(node, bind, port, raftPort).write(dataDir);
     }
     if (dev) {
       log.info("dev mode: in-memory store (data is lost on exit), demo types registered{}, ACLs {}",
@@ -186,6 +206,38 @@ final class AgentCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  /**
+   * A member restarted with only {@code -data-dir} (and maybe {@code -node}) listens where it did:
+   * what it was started with is kept in its data directory. A Raft port or node name that
+   * contradicts the recorded one is refused: the other members know this member by them.
+   */
+  private void useRecordedAddresses() {
+    MemberFile recorded = MemberFile.read(dataDir);
+    if (recorded == null) {
+      return;
+    }
+    ParseResult given = spec.commandLine().getParseResult();
+    Path file = dataDir.resolve(MemberFile.NAME);
+    if (!given.hasMatchedOption("-node")) {
+      node = recorded.node();
+    } else if (!node.equals(recorded.node())) {
+      throw usage("-data-dir " + dataDir + " belongs to node " + recorded.node() + " (" + file + "); -node " + node
+          + " contradicts it");
+    }
+    if (!given.hasMatchedOption("-raft-port")) {
+      raftPort = recorded.raftPort();
+    } else if (raftPort != recorded.raftPort()) {
+      throw usage("node " + node + " has Raft port " + recorded.raftPort() + " (" + file + "), by which the other"
+          + " members know it; -raft-port " + raftPort + " contradicts it");
+    }
+    if (!given.hasMatchedOption("-port")) {
+      port = recorded.port();
+    }
+    if (!given.hasMatchedOption("-bind")) {
+      bind = recorded.bind();
+    }
   }
 
   private void checkArguments() {

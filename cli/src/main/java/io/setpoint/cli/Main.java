@@ -14,7 +14,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * The {@code setpoint} command: {@code setpoint agent -dev} runs a server, {@code setpoint
- * resource read|list|apply|delete|watch} talks to one, {@code setpoint acl bootstrap|token create}
+ * resource read|list|apply|delete|watch} talks to one, {@code setpoint type apply -f x.proto} adds
+ * types to it, {@code setpoint acl bootstrap|token create}
  * creates tokens.
  *
  * <p>Exit codes: 0 on success, 1 when the operation failed (a server error, an unreachable
@@ -27,7 +28,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     scope = CommandLine.ScopeType.INHERIT,
     versionProvider = Main.Version.class,
     description = "A resource-oriented control plane for the JVM.",
-    subcommands = {AgentCommand.class, ResourceCommand.class, AclCommand.class, OperatorCommand.class, BenchCommand.class,
+    subcommands = {AgentCommand.class, ResourceCommand.class, TypeCommand.class, AclCommand.class, OperatorCommand.class, BenchCommand.class,
         CommandLine.HelpCommand.class})
 public final class Main {
   static final int FAILED = 1;

@@ -96,6 +96,33 @@ class AgentCommandTest {
   }
 
   @Test
+  void aMemberRestartedWithOnlyItsDataDirectoryListensWhereItDid(@TempDir Path dataDir) throws Exception {
+    int apiPort = FreePorts.loopback();
+    String raftPort = String.valueOf(FreePorts.loopback());
+    int port = agent.start("agent", "-data-dir", dataDir.toString(), "-node", "n7", "-port", String.valueOf(apiPort),
+        "-raft-port", raftPort, "-no-acls");
+    assertThat(port).isEqualTo(apiPort);
+    agent.stop();
+
+    port = agent.start("agent", "-data-dir", dataDir.toString(), "-no-acls");
+    assertThat(port).as("the recorded API port").isEqualTo(apiPort);
+    try (SetpointClient client = SetpointClient.connect("127.0.0.1:" + port)) {
+      assertThat(client.raftPeers().getPeersList()).singleElement().satisfies(peer -> {
+        assertThat(peer.getName()).isEqualTo("n7");
+        assertThat(peer.getAddress()).isEqualTo("127.0.0.1:" + raftPort);
+      });
+    }
+    agent.stop();
+
+    CliRun moved = CliRun.run("agent", "-data-dir", dataDir.toString(), "-raft-port", String.valueOf(FreePorts.loopback()));
+    assertThat(moved.code()).isEqualTo(2);
+    assertThat(moved.err()).contains("node n7 has Raft port " + raftPort).contains("contradicts it");
+    CliRun renamed = CliRun.run("agent", "-data-dir", dataDir.toString(), "-node", "n8");
+    assertThat(renamed.code()).isEqualTo(2);
+    assertThat(renamed.err()).contains("belongs to node n7");
+  }
+
+  @Test
   void aDurableAgentKeepsItsDataAndTokensAcrossARestartAndListsItsRaftPeer(@TempDir Path dataDir) throws Exception {
     String raftPort = String.valueOf(FreePorts.loopback());
     String[] args = {"agent", "-data-dir", dataDir.toString(), "-port", "0", "-raft-port", raftPort,

@@ -47,6 +47,18 @@ class BenchCommandTest {
   }
 
   @Test
+  void typesComparesARuntimeTypeWithTheSameMessageCompiledIn() {
+    CliRun run = CliRun.run("bench", "types", "-clients", "2", "-cold", "4", "-warmup", "0", "-duration", "1");
+
+    assertThat(run.code()).as(run.toString()).isZero();
+    assertThat(run.out())
+        .containsPattern("runtime type, protovalidate rules: cold +[0-9]+ writes/s, warm +[0-9]+ writes/s")
+        .containsPattern("compiled type, Java hook: +cold +[0-9]+ writes/s, warm +[0-9]+ writes/s")
+        .containsPattern("runtime / compiled: +cold +[0-9.]+x, warm +[0-9.]+x")
+        .doesNotContain(" cold        0 writes/s");
+  }
+
+  @Test
   void aSizeThatIsNotPositiveIsAUsageError() {
     CliRun run = CliRun.run("bench", "cold-start", "-artists", "0");
 

@@ -404,7 +404,7 @@ class ResourceCommandsTest {
 
     assertThat(run.code()).isEqualTo(1);
     assertThat(run.err()).isEqualTo("Error: unknown type Nope; the server serves "
-        + "acl.v1.Bootstrap, acl.v1.Policy, acl.v1.Token, core.v1.Event, core.v1.Lease, core.v1.Tombstone, "
+        + "acl.v1.Bootstrap, acl.v1.Policy, acl.v1.Token, core.v1.Event, core.v1.Lease, core.v1.Tombstone, core.v1.TypeDefinition, "
         + "demo.v1.Executive, demo.v1.RecordLabel, demo.v2.Album, demo.v2.Artist\n");
   }
 

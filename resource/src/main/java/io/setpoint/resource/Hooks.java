@@ -32,6 +32,14 @@ public final class Hooks {
     static Validate none() {
       return resource -> {};
     }
+
+    /** This check, then {@code next} on a resource this one accepted. */
+    default Validate andThen(Validate next) {
+      return resource -> {
+        validate(resource);
+        next.validate(resource);
+      };
+    }
   }
 
   /** Rewrites a resource before it is validated (defaults, normalisation). */
@@ -42,6 +50,21 @@ public final class Hooks {
     /** Leaves every resource as it is. */
     static Mutate none() {
       return resource -> resource;
+    }
+  }
+
+  /**
+   * Checks a stored resource before it is deleted; throws to refuse the delete, e.g. {@link
+   * RefusedException} while something still depends on it. Runs after the caller was found
+   * allowed to delete it.
+   */
+  @FunctionalInterface
+  public interface BeforeDelete {
+    void check(Resource stored);
+
+    /** Allows every delete. */
+    static BeforeDelete none() {
+      return stored -> {};
     }
   }
 

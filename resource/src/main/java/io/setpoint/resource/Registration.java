@@ -1,6 +1,7 @@
 package io.setpoint.resource;
 
 import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.Message;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.AnnotationsProto;
@@ -10,7 +11,10 @@ import java.util.Objects;
 
 /**
  * Everything the server knows about one resource type: its data message, scope, admission hooks
- * and whether the HTTP gateway serves it. Build one with {@link #of(Type, Class)}.
+ * and whether the HTTP gateway serves it. Build one with {@link #of(Type, Class)} for a generated
+ * message class, or {@link #dynamic(Type, Descriptor)} for a message known only by its descriptor
+ * (a type defined at runtime). Rules declared in the message with protovalidate ({@code
+ * buf.validate} options) are checked on every write, before the validate hook.
  *
  * <pre>{@code
  * Registration<Artist> artists = Registration.of(ARTIST, Artist.class)
@@ -22,51 +26,61 @@ import java.util.Objects;
 public record Registration<T extends Message>(
     Type type,
     Class<T> dataClass,
-    Descriptor descriptor,
+    T defaultInstance,
     Scope scope,
     Hooks.Validate validate,
     Hooks.Mutate mutate,
+    Hooks.BeforeDelete beforeDelete,
     AclHooks acls,
     boolean http) {
 
   public Registration {
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(dataClass, "dataClass");
-    Objects.requireNonNull(descriptor, "descriptor");
+    Objects.requireNonNull(defaultInstance, "defaultInstance");
     Objects.requireNonNull(scope, "scope");
     Objects.requireNonNull(validate, "validate");
     Objects.requireNonNull(mutate, "mutate");
+    Objects.requireNonNull(beforeDelete, "beforeDelete");
     Objects.requireNonNull(acls, "acls");
   }
 
   /** Starts a registration of {@code type} whose data is {@code dataClass}. */
   public static <T extends Message> Builder<T> of(Type type, Class<T> dataClass) {
-    return new Builder<>(type, dataClass);
+    return new Builder<>(type, dataClass, DefaultInstances.of(Objects.requireNonNull(dataClass, "dataClass")));
   }
 
-  /** The default instance of the data message: its parser, its descriptor. */
-  public T defaultInstance() {
-    return DefaultInstances.of(dataClass);
+  /** Starts a registration of {@code type} whose data is the message {@code descriptor} describes. */
+  public static Builder<DynamicMessage> dynamic(Type type, Descriptor descriptor) {
+    return new Builder<>(type, DynamicMessage.class, DynamicMessage.getDefaultInstance(descriptor));
+  }
+
+  /** The data message's descriptor. */
+  public Descriptor descriptor() {
+    return defaultInstance.getDescriptorForType();
   }
 
   /** The type's full protobuf message name, e.g. {@code setpoint.demo.v2.Artist}. */
   public String dataMessageName() {
-    return descriptor.getFullName();
+    return descriptor().getFullName();
   }
 
   /** Builds a {@link Registration}; every setting but the two given up front is optional. */
   public static final class Builder<T extends Message> {
     private final Type type;
     private final Class<T> dataClass;
+    private final T defaultInstance;
     private Scope scope;
     private Hooks.Validate validate = Hooks.Validate.none();
     private Hooks.Mutate mutate = Hooks.Mutate.none();
+    private Hooks.BeforeDelete beforeDelete = Hooks.BeforeDelete.none();
     private AclHooks acls = AclHooks.operator();
     private boolean http = true;
 
-    private Builder(Type type, Class<T> dataClass) {
+    private Builder(Type type, Class<T> dataClass, T defaultInstance) {
       this.type = Objects.requireNonNull(type, "type");
-      this.dataClass = Objects.requireNonNull(dataClass, "dataClass");
+      this.dataClass = dataClass;
+      this.defaultInstance = defaultInstance;
     }
 
     /**
@@ -88,6 +102,12 @@ public record Registration<T extends Message>(
       return this;
     }
 
+    /** Checks a stored resource before it is deleted; see {@link Hooks.BeforeDelete}. */
+    public Builder<T> beforeDelete(Hooks.BeforeDelete beforeDelete) {
+      this.beforeDelete = Objects.requireNonNull(beforeDelete, "beforeDelete");
+      return this;
+    }
+
     public Builder<T> acls(AclHooks acls) {
       this.acls = Objects.requireNonNull(acls, "acls");
       return this;
@@ -102,15 +122,15 @@ public record Registration<T extends Message>(
     /**
      * Checks the registration and builds it.
      *
-     * @throws IllegalArgumentException when the type is malformed or the scope is missing or
-     *     contradicts the message's option
+     * @throws IllegalArgumentException when the type is malformed, the scope is missing or
+     *     contradicts the message's option, or a protovalidate rule of the message does not compile
      */
     public Registration<T> build() {
       String problem = Types.problem(type);
       if (problem != null) {
         throw new IllegalArgumentException("cannot register " + Types.format(type) + ": " + problem);
       }
-      Descriptor descriptor = DefaultInstances.of(dataClass).getDescriptorForType();
+      Descriptor descriptor = defaultInstance.getDescriptorForType();
       Scope declared =
           descriptor.getOptions().hasExtension(AnnotationsProto.spec)
               ? descriptor.getOptions().getExtension(AnnotationsProto.spec).getScope()
@@ -135,7 +155,11 @@ public record Registration<T extends Message>(
                 + " declared on "
                 + descriptor.getFullName());
       }
-      return new Registration<>(type, dataClass, descriptor, effective, validate, mutate, acls, http);
+      Hooks.Validate checked = ProtoRules.of(defaultInstance)
+          .map(rules -> rules.andThen(validate))
+          .orElse(validate);
+      return new Registration<>(
+          type, dataClass, defaultInstance, effective, checked, mutate, beforeDelete, acls, http);
     }
   }
 }

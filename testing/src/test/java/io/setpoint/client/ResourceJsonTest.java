@@ -119,7 +119,7 @@ class ResourceJsonTest {
     assertThat(json.type(io.setpoint.api.Types.of("demo", "v9", "Nope"))).isEmpty();
     // The four demo types and the two core types every server registers.
     assertThat(json.types()).extracting(t -> io.setpoint.api.Types.format(t.getType())).containsExactlyInAnyOrder(
-        "demo.v2.Artist", "demo.v2.Album", "demo.v1.RecordLabel", "demo.v1.Executive", "core.v1.Event", "core.v1.Lease", "core.v1.Tombstone",
+        "demo.v2.Artist", "demo.v2.Album", "demo.v1.RecordLabel", "demo.v1.Executive", "core.v1.Event", "core.v1.Lease", "core.v1.Tombstone", "core.v1.TypeDefinition",
         "acl.v1.Policy", "acl.v1.Token", "acl.v1.Bootstrap");
   }
 
@@ -132,7 +132,7 @@ class ResourceJsonTest {
     assertRejected("{\"id\": {\"type\": \"Artist\", \"name\": \"x\"}}", "id.type: type \"Artist\" must be written group.version.Kind");
     assertRejected("{\"id\": {\"type\": 3, \"name\": \"x\"}}", "id.type must be");
     assertRejected("{\"id\": {\"type\": \"demo.v9.Nope\", \"name\": \"x\"}}",
-        "unknown type demo.v9.Nope; the server serves acl.v1.Bootstrap, acl.v1.Policy, acl.v1.Token, core.v1.Event, core.v1.Lease, core.v1.Tombstone, demo.v1.Executive, demo.v1.RecordLabel, demo.v2.Album, demo.v2.Artist");
+        "unknown type demo.v9.Nope; the server serves acl.v1.Bootstrap, acl.v1.Policy, acl.v1.Token, core.v1.Event, core.v1.Lease, core.v1.Tombstone, core.v1.TypeDefinition, demo.v1.Executive, demo.v1.RecordLabel, demo.v2.Album, demo.v2.Artist");
     assertRejected("{\"id\": {\"type\": \"demo.v2.Artist\", \"name\": \"x\"}, \"data\": {\"nme\": \"typo\"}}",
         "invalid demo.v2.Artist document", "nme");
     assertRejected("{\"id\": {\"type\": \"demo.v2.Artist\", \"name\": \"x\"}, \"data\": {\"genre\": \"GENRE_OPERA\"}}",

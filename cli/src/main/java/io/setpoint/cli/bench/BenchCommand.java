@@ -15,6 +15,6 @@ import picocli.CommandLine.Command;
       "Give the JVM the machine to itself: results on a busy machine mean little."
     },
     subcommands = {
-      ReconcileLatencyBench.class, ColdStartBench.class, CacheMemoryBench.class, WritesBench.class
+      ReconcileLatencyBench.class, ColdStartBench.class, CacheMemoryBench.class, WritesBench.class, TypesBench.class
     })
 public final class BenchCommand {}

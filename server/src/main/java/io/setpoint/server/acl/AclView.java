@@ -5,6 +5,7 @@ import io.grpc.StatusRuntimeException;
 import io.setpoint.api.acl.v1.Policy;
 import io.setpoint.api.acl.v1.Token;
 import io.setpoint.api.v1.Type;
+import io.setpoint.server.mirror.StoreMirror;
 import io.setpoint.resource.Authorizer;
 import io.setpoint.resource.Hooks;
 import io.setpoint.resource.Permission;

@@ -14,6 +14,10 @@ import io.setpoint.server.acl.AclTypes;
 import io.setpoint.server.operator.OperatorGrpcService;
 import io.setpoint.server.http.HttpGateway;
 import io.grpc.BindableService;
+import io.setpoint.server.plugin.Plugins;
+import io.setpoint.server.plugin.SetpointPlugin;
+import io.setpoint.server.types.RuntimeTypes;
+import io.setpoint.server.types.TypeSetCheck;
 import io.setpoint.server.service.CallerAuthorizer;
 import io.setpoint.server.service.GrpcFailures;
 import io.setpoint.server.service.ResourceGrpcService;
@@ -46,7 +50,9 @@ import java.net.InetSocketAddress;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.time.Clock;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
@@ -76,6 +82,7 @@ public final class Agent implements AutoCloseable {
   private final Manager manager;
   private final SetpointClient local;
   private final AccessControl access;
+  private final RuntimeTypes runtimeTypes;
   private final CountDownLatch stopped = new CountDownLatch(1);
 
   private Agent(
@@ -85,7 +92,8 @@ public final class Agent implements AutoCloseable {
       Registry registry,
       Manager manager,
       SetpointClient local,
-      AccessControl access) {
+      AccessControl access,
+      RuntimeTypes runtimeTypes) {
     this.server = server;
     this.inProcess = inProcess;
     this.backend = backend;
@@ -93,6 +101,7 @@ public final class Agent implements AutoCloseable {
     this.manager = manager;
     this.local = local;
     this.access = access;
+    this.runtimeTypes = runtimeTypes;
   }
 
   /** Starts configuring an agent. */
@@ -141,6 +150,7 @@ public final class Agent implements AutoCloseable {
       }
       manager.close();
       access.close();
+      runtimeTypes.close();
       backend.close();
       server.stop().join();
       local.close();
@@ -153,6 +163,7 @@ public final class Agent implements AutoCloseable {
   /** Configures and starts an {@link Agent}. */
   public static final class Builder {
     private static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(15);
+    private static final Duration TYPE_SYNC_TIMEOUT = Duration.ofSeconds(30);
 
     private String host = "127.0.0.1";
     private int port = 8500;
@@ -168,6 +179,8 @@ public final class Agent implements AutoCloseable {
     private int maxConnections;
     private int maxConnectionsPerClient;
     private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+    private Path pluginDir;
+    private boolean replaceTypeSet;
 
     private Builder() {}
 
@@ -291,6 +304,26 @@ public final class Agent implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Loads the {@link SetpointPlugin}s of every jar in {@code dir} (see docs/plugins.md): their
+     * types are registered with the agent's, their controllers run with its own. {@link #start()}
+     * throws an {@link IllegalStateException} naming a jar or plugin it cannot use.
+     */
+    public Builder plugins(Path dir) {
+      this.pluginDir = Objects.requireNonNull(dir, "dir");
+      return this;
+    }
+
+    /**
+     * Record this agent's compiled and plugin types as the cluster's even when it lacks some that
+     * the cluster recorded (default false: such an agent refuses to start). For an operator who
+     * removed a type or plugin on purpose; see docs/plugins.md.
+     */
+    public Builder replaceTypeSet(boolean replaceTypeSet) {
+      this.replaceTypeSet = replaceTypeSet;
+      return this;
+    }
+
     /** Starts serving; returns once the port is bound. */
     public Agent start() {
       TlsFiles.Loaded tlsMaterial;
@@ -305,9 +338,29 @@ public final class Agent implements AutoCloseable {
       Registry registry = new Registry();
       CoreTypes.register(registry);
       AclTypes.register(registry);
-      types.accept(registry);
+      List<SetpointPlugin> plugins;
+      try {
+        types.accept(registry);
+        plugins = pluginDir == null ? List.of() : Plugins.load(pluginDir);
+        for (SetpointPlugin plugin : plugins) {
+          registerTypes(plugin, registry);
+        }
+      } catch (RuntimeException e) {
+        if (backend != null) {
+          backend.close();
+        }
+        throw pluginDir != null && e instanceof IllegalArgumentException ? new IllegalStateException(e.getMessage(), e) : e;
+      }
       Backend store = backend != null ? backend : new MemoryBackend();
       Replication replication = store instanceof Replication r ? r : null;
+      try {
+        TypeSetCheck.check(registry, store, replaceTypeSet, TYPE_SYNC_TIMEOUT);
+      } catch (RuntimeException e) {
+        store.close();
+        throw e;
+      }
+      // Types defined at runtime are served from the first request on, as they were before a restart.
+      RuntimeTypes runtimeTypes = RuntimeTypes.start(registry, store, TYPE_SYNC_TIMEOUT);
       ResourceHandler handler = new ResourceHandler(registry, store, clock, limits);
       WatchStreamer streamer = new WatchStreamer();
       ResourceGrpcService resources = new ResourceGrpcService(handler, streamer, CommonPools.blockingTaskExecutor());
@@ -375,6 +428,7 @@ public final class Agent implements AutoCloseable {
         server.start().join();
       } catch (RuntimeException e) {
         access.close();
+        runtimeTypes.close();
         store.close();
         throw new IllegalStateException("cannot listen on " + host + ":" + port + ": " + rootMessage(e), e);
       }
@@ -391,7 +445,11 @@ public final class Agent implements AutoCloseable {
           .build();
       manager.register(Cascade.controller());
       controllers.accept(manager);
-      Agent agent = new Agent(server, inProcess, store, registry, manager, local, access);
+      for (SetpointPlugin plugin : plugins) {
+        plugin.controllers(manager);
+        log.info("plugin {} loaded", plugin.name());
+      }
+      Agent agent = new Agent(server, inProcess, store, registry, manager, local, access, runtimeTypes);
       log.info("Setpoint agent listening on {}:{} (gRPC, HTTP/JSON under /api){}", host, agent.port(),
           tlsMaterial == null ? "" : tls.mutual() ? " over mutual TLS" : " over TLS");
       log.info("At most {} client connections, {} per client address; idle ones close after {} ms",
@@ -418,6 +476,14 @@ public final class Agent implements AutoCloseable {
       }
     }
 
+
+    private static void registerTypes(SetpointPlugin plugin, Registry registry) {
+      try {
+        plugin.types(registry);
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("plugin " + plugin.name() + " failed to register its types: " + e.getMessage(), e);
+      }
+    }
 
     /** Ready once started, while the store can take writes; else 503 saying why. */
     private static HttpResponse readiness(boolean started, Backend store) {

@@ -86,9 +86,8 @@ public final class HttpGateway implements HttpService {
   private final WatchStreamer streamer;
   private final CallerResolver callers;
   private final int maxRequestBytes;
-  private final ProtoJson json;
-  private final ObjectNode types;
-  private final ObjectNode openApi;
+  /** What is derived from the registry, rebuilt when a type is added, changed or removed at runtime. */
+  private volatile Derived derived;
   private final Executor blocking =
       Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("setpoint-http-", 0).factory());
 
@@ -103,10 +102,25 @@ public final class HttpGateway implements HttpService {
     this.streamer = Objects.requireNonNull(streamer, "streamer");
     this.callers = Objects.requireNonNull(callers, "callers");
     this.maxRequestBytes = maxRequestBytes;
-    this.json = new ProtoJson(registry);
-    List<Registration<?>> served = registry.types().stream().filter(Registration::http).toList();
-    this.types = ApiDocuments.types(served);
-    this.openApi = ApiDocuments.openApi(served);
+    this.derived = Derived.of(registry);
+  }
+
+  private record Derived(long version, ProtoJson json, ObjectNode types, ObjectNode openApi) {
+    static Derived of(Registry registry) {
+      long version = registry.version();
+      List<Registration<?>> served = registry.types().stream().filter(Registration::http).toList();
+      return new Derived(version, new ProtoJson(registry.types()), ApiDocuments.types(served), ApiDocuments.openApi(served));
+    }
+  }
+
+  /** The JSON mapping and documents of the registry as it is now. */
+  private Derived derived() {
+    Derived d = derived;
+    if (d.version() != registry.version()) {
+      d = Derived.of(registry);
+      derived = d;
+    }
+    return d;
   }
 
   /** Binds the gateway under {@code /api}, with its body limit and JSON answers to protocol errors. */
@@ -142,11 +156,11 @@ public final class HttpGateway implements HttpService {
     HttpMethod method = req.method();
     if (segments.size() == 1 && segments.get(0).equals("types")) {
       only(method, HttpMethod.GET);
-      return Json.response(HttpStatus.OK, types);
+      return Json.response(HttpStatus.OK, derived().types());
     }
     if (segments.size() == 1 && segments.get(0).equals("openapi.json")) {
       only(method, HttpMethod.GET);
-      return Json.response(HttpStatus.OK, openApi);
+      return Json.response(HttpStatus.OK, derived().openApi());
     }
     if (segments.size() < 3) {
       throw HttpProblem.notFound("no route " + Echo.quote(ctx.path()) + "; see GET /api/openapi.json");
@@ -191,7 +205,7 @@ public final class HttpGateway implements HttpService {
       return ok(handler.writeStatus(authz, WriteStatusRequest.newBuilder()
           .setId(id(type, name, q))
           .setKey(String.join("/", segments.subList(5, segments.size())))
-          .setStatus(json.status(ProtoJson.object(req.content().array(), "status")))
+          .setStatus(derived().json().status(ProtoJson.object(req.content().array(), "status")))
           .setVersion(version)
           .build()).getResource());
     }
@@ -213,7 +227,7 @@ public final class HttpGateway implements HttpService {
         }
         throw e;
       }
-      SseWatch sse = new SseWatch(json, since == 0);
+      SseWatch sse = new SseWatch(derived().json(), since == 0);
       streamer.stream(watch, sse);
       return sse.response();
     }
@@ -242,7 +256,7 @@ public final class HttpGateway implements HttpService {
    */
   private Resource resource(Registration<?> reg, String name, Query q, Preconditions pre, AggregatedHttpRequest req) {
     checkJson(req);
-    Resource body = json.resource(ProtoJson.object(req.content().array(), "resource"), reg);
+    Resource body = derived().json().resource(ProtoJson.object(req.content().array(), "resource"), reg);
     ID given = body.getId();
     Violations v = Violations.at("resource");
     agree(v, "id.type", given.hasType() ? Types.format(given.getType()) : "", Types.format(reg.type()));
@@ -295,7 +309,7 @@ public final class HttpGateway implements HttpService {
   }
 
   private HttpResponse ok(com.google.protobuf.MessageOrBuilder message) {
-    return Json.response(HttpStatus.OK, json.print(message));
+    return Json.response(HttpStatus.OK, derived().json().print(message));
   }
 
   /** A body, when given a content type, must be JSON in UTF-8. */

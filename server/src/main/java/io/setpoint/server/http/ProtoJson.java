@@ -16,9 +16,9 @@ import io.setpoint.api.Types;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Status;
 import io.setpoint.resource.Registration;
-import io.setpoint.resource.Registry;
 import io.setpoint.resource.ValidationException;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -36,10 +36,10 @@ final class ProtoJson {
   private final JsonFormat.Parser parser;
   private final JsonFormat.Printer printer;
 
-  ProtoJson(Registry registry) {
-    JsonFormat.TypeRegistry.Builder types = JsonFormat.TypeRegistry.newBuilder();
-    registry.types().forEach(reg -> types.add(reg.descriptor()));
-    JsonFormat.TypeRegistry typeRegistry = types.build();
+  ProtoJson(List<Registration<?>> types) {
+    JsonFormat.TypeRegistry.Builder registry = JsonFormat.TypeRegistry.newBuilder();
+    types.forEach(reg -> registry.add(reg.descriptor()));
+    JsonFormat.TypeRegistry typeRegistry = registry.build();
     this.parser = JsonFormat.parser().usingTypeRegistry(typeRegistry);
     this.printer = JsonFormat.printer().usingTypeRegistry(typeRegistry).omittingInsignificantWhitespace();
   }

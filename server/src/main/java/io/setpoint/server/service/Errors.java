@@ -9,6 +9,7 @@ import io.grpc.protobuf.StatusProto;
 import io.setpoint.api.Echo;
 import io.setpoint.resource.FieldViolation;
 import io.setpoint.resource.PermissionDeniedException;
+import io.setpoint.resource.RefusedException;
 import io.setpoint.resource.ValidationException;
 import io.setpoint.storage.StorageException;
 import java.nio.charset.StandardCharsets;
@@ -55,6 +56,9 @@ public final class Errors {
     }
     if (failure instanceof ValidationException invalid) {
       return invalidArgument(invalid);
+    }
+    if (failure instanceof RefusedException refused) {
+      return failedPrecondition(refused.getMessage());
     }
     if (failure instanceof PermissionDeniedException denied) {
       return Status.PERMISSION_DENIED.withDescription(bounded(denied.getMessage())).asRuntimeException();

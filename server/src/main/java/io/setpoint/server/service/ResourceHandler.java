@@ -500,6 +500,7 @@ public final class ResourceHandler {
       throw Errors.aborted("version " + req.getVersion()
           + " does not match the stored version " + shown(authz, existing, existing.getVersion()));
     }
+    reg.beforeDelete().check(existing);
     try {
       if (!Finalizers.of(existing).isEmpty()) {
         markForDeletion(existing, req.getVersion());

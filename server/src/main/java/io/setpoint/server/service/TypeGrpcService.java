@@ -9,8 +9,8 @@ import io.setpoint.api.v1.TypeInfo;
 import io.setpoint.api.v1.TypeServiceGrpc;
 import io.setpoint.resource.Registration;
 import io.setpoint.resource.Registry;
-import java.util.LinkedHashSet;
-import java.util.Set;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Lists registered types with the descriptors of their data messages, so generic clients (the
@@ -38,7 +38,7 @@ public final class TypeGrpcService extends TypeServiceGrpc.TypeServiceImplBase {
 
   private ListTypesResponse listTypes() {
     ListTypesResponse.Builder response = ListTypesResponse.newBuilder();
-    Set<FileDescriptor> files = new LinkedHashSet<>();
+    Map<String, FileDescriptor> files = new LinkedHashMap<>();
     for (Registration<?> reg : registry.types()) {
       response.addTypes(TypeInfo.newBuilder()
           .setType(reg.type())
@@ -48,18 +48,21 @@ public final class TypeGrpcService extends TypeServiceGrpc.TypeServiceImplBase {
       addWithDependencies(reg.descriptor().getFile(), files);
     }
     FileDescriptorSet.Builder set = FileDescriptorSet.newBuilder();
-    files.forEach(f -> set.addFile(f.toProto()));
+    files.values().forEach(f -> set.addFile(f.toProto()));
     return response.setDescriptors(set).build();
   }
 
-  /** Adds {@code file} after its dependencies, each once. */
-  private static void addWithDependencies(FileDescriptor file, Set<FileDescriptor> out) {
-    if (out.contains(file)) {
+  /**
+   * Adds {@code file} after its dependencies, each name once: types defined at runtime from the
+   * same .proto file carry separate copies of it, and clients build a set by file name.
+   */
+  private static void addWithDependencies(FileDescriptor file, Map<String, FileDescriptor> out) {
+    if (out.containsKey(file.getName())) {
       return;
     }
     for (FileDescriptor dep : file.getDependencies()) {
       addWithDependencies(dep, out);
     }
-    out.add(file);
+    out.put(file.getName(), file);
   }
 }

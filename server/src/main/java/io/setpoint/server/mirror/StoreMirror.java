@@ -1,4 +1,4 @@
-package io.setpoint.server.acl;
+package io.setpoint.server.mirror;
 
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.Types;
@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
  * looked up by a key of their own (a policy by its name, a token by its secret's hash).
  *
  * <p>If the watch fails (the store dropped it, or is briefly unavailable), the mirror lists the
- * type again and drops whatever the new snapshot no longer has.
+ * type again and drops whatever the new snapshot no longer has. A {@link Listener} hears every
+ * change, in the mirror's thread, in the order the store made them.
  */
-final class StoreMirror<T> implements AutoCloseable {
+public final class StoreMirror<T> implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StoreMirror.class);
   private static final Duration RETRY = Duration.ofMillis(200);
 
@@ -40,6 +41,7 @@ final class StoreMirror<T> implements AutoCloseable {
   private final Type type;
   private final Function<Resource, String> keyOf;
   private final Function<Resource, T> decode;
+  private final Listener<T> listener;
   private final Map<String, T> byKey = new ConcurrentHashMap<>();
   /** The key each resource name is stored under; only the mirror's thread touches it. */
   private final Map<String, String> keyByName = new HashMap<>();
@@ -56,21 +58,48 @@ final class StoreMirror<T> implements AutoCloseable {
    * @param decode turns a stored resource into the value to keep; may throw for data it cannot
    *     use, and the resource is then left out
    */
-  StoreMirror(Backend backend, Type type, Function<Resource, String> keyOf, Function<Resource, T> decode) {
+  public StoreMirror(Backend backend, Type type, Function<Resource, String> keyOf, Function<Resource, T> decode) {
+    this(backend, type, keyOf, decode, Listener.none());
+  }
+
+  /** As above, telling {@code listener} of every value put or removed. */
+  public StoreMirror(
+      Backend backend, Type type, Function<Resource, String> keyOf, Function<Resource, T> decode, Listener<T> listener) {
     this.backend = backend;
     this.type = type;
     this.keyOf = keyOf;
     this.decode = decode;
-    Thread.ofVirtual().name("setpoint-acl-" + type.getKind().toLowerCase(java.util.Locale.ROOT)).start(this::run);
+    this.listener = listener;
+    Thread.ofVirtual().name("setpoint-mirror-" + type.getKind().toLowerCase(java.util.Locale.ROOT)).start(this::run);
+  }
+
+  /** Hears the mirror's changes, in its thread; must not block for long. */
+  public interface Listener<T> {
+    /** {@code value} is now stored under {@code key}, replacing {@code previous} (null if none). */
+    void put(String key, T previous, T value);
+
+    /** {@code value}, stored under {@code key}, is gone. */
+    void removed(String key, T value);
+
+    /** A listener that ignores everything. */
+    static <T> Listener<T> none() {
+      return new Listener<>() {
+        @Override
+        public void put(String key, T previous, T value) {}
+
+        @Override
+        public void removed(String key, T value) {}
+      };
+    }
   }
 
   /** The value stored under {@code key}, or null. */
-  T get(String key) {
+  public T get(String key) {
     return byKey.get(key);
   }
 
   /** Waits until the first snapshot has been copied; false if that took longer than {@code timeout}. */
-  boolean awaitSynced(Duration timeout) throws InterruptedException {
+  public boolean awaitSynced(Duration timeout) throws InterruptedException {
     return synced.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -78,7 +107,7 @@ final class StoreMirror<T> implements AutoCloseable {
    * Waits until a value is stored under {@code key}: the store has it, but the watch that copies
    * it here may not have delivered it yet. False if it did not arrive within {@code timeout}.
    */
-  boolean awaitKey(String key, Duration timeout) throws InterruptedException {
+  public boolean awaitKey(String key, Duration timeout) throws InterruptedException {
     long left = timeout.toNanos();
     arrivals.lock();
     try {
@@ -151,9 +180,12 @@ final class StoreMirror<T> implements AutoCloseable {
     String key = keyOf.apply(resource);
     String previous = keyByName.put(name, key);
     if (previous != null && !previous.equals(key)) {
-      byKey.remove(previous);
+      T old = byKey.remove(previous);
+      if (old != null) {
+        listener.removed(previous, old);
+      }
     }
-    byKey.put(key, value);
+    listener.put(key, byKey.put(key, value), value);
     arrivals.lock();
     try {
       arrived.signalAll();
@@ -165,7 +197,10 @@ final class StoreMirror<T> implements AutoCloseable {
   private void remove(String name) {
     String key = keyByName.remove(name);
     if (key != null) {
-      byKey.remove(key);
+      T old = byKey.remove(key);
+      if (old != null) {
+        listener.removed(key, old);
+      }
     }
   }
 

@@ -1,4 +1,6 @@
-package io.setpoint.server.acl;
+package io.setpoint.server.mirror;
+
+import io.setpoint.server.acl.AclTypes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -9,7 +9,6 @@ import io.setpoint.api.Ids;
 import io.setpoint.api.v1.Type;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
-import io.setpoint.testkit.FreePorts;
 import io.setpoint.testkit.GardenTypes;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ClusterTypesTest {
   private static final Type PLANT = GardenTypes.PLANT;
-  private static final java.util.concurrent.atomic.AtomicInteger CLUSTERS = new java.util.concurrent.atomic.AtomicInteger();
 
   private final List<CliRun> members = new ArrayList<>();
 
@@ -49,19 +47,10 @@ class ClusterTypesTest {
 
   @Test
   void aTypeAppliedThroughOneMemberIsServedByAllAndAfterARestart(@TempDir Path dir) throws Exception {
-    String prefix = "types" + CLUSTERS.incrementAndGet() + "-";
-    int[] api = {FreePorts.loopback(), FreePorts.loopback(), FreePorts.loopback()};
-    int[] raft = {FreePorts.loopback(), FreePorts.loopback(), FreePorts.loopback()};
-    StringBuilder cluster = new StringBuilder();
+    ClusterArgs cluster = new ClusterArgs(dir, 3);
+    int[] api = cluster.apiPorts();
     for (int i = 0; i < 3; i++) {
-      cluster.append(i == 0 ? "" : ",").append(prefix).append(i).append("=127.0.0.1:").append(raft[i]);
-    }
-    List<String[]> args = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      args.add(new String[] {"agent", "-data-dir", dir.resolve("m" + i).toString(), "-node", prefix + i,
-          "-raft-port", String.valueOf(raft[i]), "-port", String.valueOf(api[i]), "-cluster", cluster.toString(),
-          "-no-acls"});
-      members.add(CliRun.start(args.get(i)));
+      members.add(CliRun.start(cluster.member(i)));
     }
     try (SetpointClient first = SetpointClient.connect("127.0.0.1:" + api[0])) {
       await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> first.write(GardenTypes.definition(GardenTypes.files(false))) != null);
@@ -90,7 +79,7 @@ class ClusterTypesTest {
     }
 
     members.get(2).interruptAndJoin();
-    members.set(2, CliRun.start(args.get(2)));
+    members.set(2, CliRun.start(cluster.member(2)));
     await().atMost(Duration.ofSeconds(60)).until(() -> serves(api[2]));
     try (SetpointClient restarted = SetpointClient.connect("127.0.0.1:" + api[2])) {
       assertThat(restarted.readConsistent(Ids.of(PLANT, "fern")).getData().getTypeUrl()).endsWith("acme.garden.v1.Plant");

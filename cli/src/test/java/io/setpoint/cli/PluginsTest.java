@@ -14,7 +14,6 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Type;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
-import io.setpoint.testkit.FreePorts;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,7 +34,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Timeout(180)
 class PluginsTest {
   private static final Type NOTE = Types.of("plug", "v1", "Note");
-  private static final java.util.concurrent.atomic.AtomicInteger CLUSTERS = new java.util.concurrent.atomic.AtomicInteger();
 
   @RegisterExtension final CliAgent agent = new CliAgent();
   @TempDir Path dir;
@@ -134,29 +132,15 @@ class PluginsTest {
   @Test
   void aClusterMemberWithoutAPluginTheOthersHaveRefusesToStartNamingIt() throws Exception {
     Path plugins = notesPluginDir();
-    String prefix = "plug" + CLUSTERS.incrementAndGet() + "-";
-    int[] api = {FreePorts.loopback(), FreePorts.loopback(), FreePorts.loopback()};
-    int[] raft = {FreePorts.loopback(), FreePorts.loopback(), FreePorts.loopback()};
-    StringBuilder cluster = new StringBuilder();
-    for (int i = 0; i < 3; i++) {
-      cluster.append(i == 0 ? "" : ",").append(prefix).append(i).append("=127.0.0.1:").append(raft[i]);
-    }
-    List<String[]> args = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      List<String> member = new ArrayList<>(List.of("agent", "-data-dir", dir.resolve("m" + i).toString(), "-node", prefix + i,
-          "-raft-port", String.valueOf(raft[i]), "-port", String.valueOf(api[i]), "-cluster", cluster.toString(), "-no-acls"));
-      if (i < 2) {
-        member.addAll(List.of("-plugins", plugins.toString()));
-      }
-      args.add(member.toArray(String[]::new));
-    }
-    members.add(CliRun.start(args.get(0)));
-    members.add(CliRun.start(args.get(1)));
+    ClusterArgs cluster = new ClusterArgs(dir, 3);
+    int[] api = cluster.apiPorts();
+    members.add(CliRun.start(cluster.member(0, "-plugins", plugins.toString())));
+    members.add(CliRun.start(cluster.member(1, "-plugins", plugins.toString())));
     try (SetpointClient first = SetpointClient.connect("127.0.0.1:" + api[0])) {
       await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> first.write(note("hello", "hi")) != null);
     }
 
-    CliRun without = CliRun.run(args.get(2));
+    CliRun without = CliRun.run(cluster.member(2));
 
     assertThat(without.code()).as(without.toString()).isEqualTo(1);
     assertThat(without.err()).contains("this member's types differ from those the cluster recorded: lacks plug.v1.Note"

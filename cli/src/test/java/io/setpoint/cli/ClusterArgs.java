@@ -1,0 +1,49 @@
+package io.setpoint.cli;
+
+import io.setpoint.testkit.FreePorts;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.StringJoiner;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The {@code setpoint agent} command lines of a cluster on loopback: free API and Raft ports, a
+ * data directory each under {@code dir}, and node names unique in this JVM (Ratis registers a JMX
+ * bean per member name).
+ */
+final class ClusterArgs {
+  private static final AtomicInteger CLUSTERS = new AtomicInteger();
+
+  private final Path dir;
+  private final String prefix = "c" + CLUSTERS.incrementAndGet() + "-";
+  private final int[] api;
+  private final int[] raft;
+  private final String cluster;
+
+  ClusterArgs(Path dir, int size) {
+    this.dir = dir;
+    this.api = new int[size];
+    this.raft = new int[size];
+    StringJoiner members = new StringJoiner(",");
+    for (int i = 0; i < size; i++) {
+      api[i] = FreePorts.loopback();
+      raft[i] = FreePorts.loopback();
+      members.add(prefix + i + "=127.0.0.1:" + raft[i]);
+    }
+    this.cluster = members.toString();
+  }
+
+  /** The API ports, in member order. */
+  int[] apiPorts() {
+    return api.clone();
+  }
+
+  /** {@code agent -data-dir ... -node ... -cluster ... -no-acls} for member {@code i}, then {@code extra}. */
+  String[] member(int i, String... extra) {
+    List<String> args = new ArrayList<>(List.of("agent", "-data-dir", dir.resolve("m" + i).toString(), "-node", prefix + i,
+        "-raft-port", String.valueOf(raft[i]), "-port", String.valueOf(api[i]), "-cluster", cluster, "-no-acls"));
+    args.addAll(List.of(extra));
+    return args.toArray(String[]::new);
+  }
+}

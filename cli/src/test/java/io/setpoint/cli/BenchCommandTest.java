@@ -37,7 +37,7 @@ class BenchCommandTest {
 
   @Test
   void cacheMemoryComparesBothCachesWithTheStore() {
-    CliRun run = CliRun.run("bench", "cache-memory", "-artists", "500");
+    CliRun run = CliRun.run("bench", "cache-memory", "-artists", "5000");
 
     assertThat(run.code()).as(run.toString()).isZero();
     assertThat(run.out())

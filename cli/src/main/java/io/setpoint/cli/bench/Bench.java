@@ -63,11 +63,22 @@ final class Bench {
     }
   }
 
-  /** Live heap bytes after a full collection. */
-  static long liveHeap() {
-    for (int i = 0; i < 3; i++) {
+  /**
+   * Live heap bytes: collected until a collection frees less than 1 MiB more. Garbage that other
+   * threads release late (an earlier agent's buffers, say) made single readings drift by tens of
+   * MiB, more than a small store weighs.
+   */
+  static long liveHeap() throws InterruptedException {
+    long previous = Long.MAX_VALUE;
+    for (int i = 0; i < 20; i++) {
       System.gc();
+      long used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+      if (previous - used < (1 << 20) && i >= 2) {
+        return used;
+      }
+      previous = used;
+      Thread.sleep(50); // lets reference handlers and closing threads drop what they still hold
     }
-    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    return previous;
   }
 }

@@ -99,6 +99,30 @@ class ControllerRuntimeTest {
   }
 
   @Test
+  void anErrorFromAReconcilerFailsThatReconcileAndTheWorkerGoesOn() {
+    SetpointExtension setpoint = start(b -> b.concurrency(1).backoff(Duration.ofMillis(5), Duration.ofSeconds(1)),
+        (ctx, rt, req) -> {
+          if (req.id().getName().equals("broken") && ctx.retries() == 0) {
+            throw new AssertionError("an invariant the reconciler checks");
+          }
+          return Result.done();
+        });
+    try {
+      label(setpoint, "broken", "");
+      awaitAttempts(1);
+      label(setpoint, "fine", "");
+      // With one worker, this reconcile needs the thread the Error was thrown in.
+      awaitAttempts(2);
+      ticker.advance(Duration.ofMillis(5));
+      awaitAttempts(3);
+
+      assertThat(attempts).extracting(Attempt::retries).contains(1);
+    } finally {
+      setpoint.afterEach(null);
+    }
+  }
+
+  @Test
   void requeueAfterReconcilesAgainWhenTheTickerGetsThere() {
     AtomicBoolean first = new AtomicBoolean(true);
     SetpointExtension setpoint = start(b -> b, (ctx, rt, req) ->

@@ -137,6 +137,11 @@ final class Workers<K> {
       outcome = retry(key, ctx.isCancelled() ? "timed out" : "interrupted", null);
     } catch (Exception e) {
       outcome = retry(key, e.getMessage(), e);
+    } catch (Error e) {
+      // An Error from a reconciler (an assertion, a stack overflow, a class that failed to load)
+      // fails that reconcile like an exception: left to propagate, it ended the worker thread
+      // silently, and with concurrency 1 the whole controller.
+      outcome = retry(key, e.toString(), e);
     } finally {
       watchdog.disarm();
       Thread.interrupted();
@@ -150,7 +155,7 @@ final class Workers<K> {
     log.debug("reconciled {} in {} ms: {}", key, took.toMillis(), outcome);
   }
 
-  private String retry(K key, String why, Exception cause) {
+  private String retry(K key, String why, Throwable cause) {
     int failures = queue.retries(key);
     if (failures >= policy.maxRetries()) {
       // Dropped, not lost: the next list, event or resync queues the key afresh.

@@ -14,6 +14,11 @@ public final class Types {
 
   /** {@code core.v1.TypeDefinition}: the resources that add types to a running server. */
   public static final Type TYPE_DEFINITION = of("core", "v1", "TypeDefinition");
+  /**
+   * {@code core.v1.Lease}: leader-election leases, which fence writes ({@code Fence}), and the
+   * leases with which the instances of a generic loop split its keys.
+   */
+  public static final Type LEASE = of("core", "v1", "Lease");
 
   private Types() {}
 

@@ -11,6 +11,7 @@ import io.setpoint.api.acl.v1.BootstrapResponse;
 import io.setpoint.api.acl.v1.CreateTokenRequest;
 import io.setpoint.api.acl.v1.CreateTokenResponse;
 import io.setpoint.api.v1.DeleteRequest;
+import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.ListByOwnerRequest;
 import io.setpoint.api.v1.ListByOwnerResponse;
@@ -49,9 +50,16 @@ import java.util.function.Consumer;
  */
 public final class AsyncSetpointClient {
   private final Rpc rpc;
+  /** Sent with every write, status write and delete; the empty fence sends none. */
+  private final Fence fence;
 
-  AsyncSetpointClient(Rpc rpc) {
+  AsyncSetpointClient(Rpc rpc, Fence fence) {
     this.rpc = rpc;
+    this.fence = fence;
+  }
+
+  private boolean fenced() {
+    return !fence.getLease().isEmpty();
   }
 
   /** Reads a resource (eventually consistent). */
@@ -80,6 +88,9 @@ public final class AsyncSetpointClient {
   }
 
   private CompletableFuture<Resource> write(WriteRequest request) {
+    if (fenced()) {
+      request = request.toBuilder().setFence(fence).build();
+    }
     return rpc.unary(ResourceServiceGrpc.getWriteMethod(), request, WriteResponse::getResource);
   }
 
@@ -90,9 +101,12 @@ public final class AsyncSetpointClient {
 
   /** Replaces one status entry if the resource is still at {@code version}. */
   public CompletableFuture<Resource> writeStatus(ID id, String key, Status status, String version) {
-    WriteStatusRequest request =
-        WriteStatusRequest.newBuilder().setId(id).setKey(key).setStatus(status).setVersion(version).build();
-    return rpc.unary(ResourceServiceGrpc.getWriteStatusMethod(), request, WriteStatusResponse::getResource);
+    WriteStatusRequest.Builder request =
+        WriteStatusRequest.newBuilder().setId(id).setKey(key).setStatus(status).setVersion(version);
+    if (fenced()) {
+      request.setFence(fence);
+    }
+    return rpc.unary(ResourceServiceGrpc.getWriteStatusMethod(), request.build(), WriteStatusResponse::getResource);
   }
 
   /** One page of a listing; see {@link SetpointClient#list(ListRequest)}. */
@@ -143,8 +157,11 @@ public final class AsyncSetpointClient {
 
   /** Deletes a resource if it is still at {@code version}. */
   public CompletableFuture<Void> delete(ID id, String version) {
-    DeleteRequest request = DeleteRequest.newBuilder().setId(id).setVersion(version).build();
-    return rpc.unary(ResourceServiceGrpc.getDeleteMethod(), request, response -> null);
+    DeleteRequest.Builder request = DeleteRequest.newBuilder().setId(id).setVersion(version);
+    if (fenced()) {
+      request.setFence(fence);
+    }
+    return rpc.unary(ResourceServiceGrpc.getDeleteMethod(), request.build(), response -> null);
   }
 
   /** Runs the admission path (mutate, validate) without storing anything. */

@@ -10,6 +10,7 @@ import io.setpoint.api.operator.v1.ListPeersResponse;
 import io.setpoint.api.acl.v1.BootstrapResponse;
 import io.setpoint.api.acl.v1.CreateTokenRequest;
 import io.setpoint.api.acl.v1.CreateTokenResponse;
+import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.ListRequest;
 import io.setpoint.api.v1.ListResponse;
@@ -52,11 +53,16 @@ public final class SetpointClient implements AutoCloseable {
   private final ManagedChannel channel;
   private final Rpc rpc;
   private final AsyncSetpointClient async;
+  private final Fence fence;
+  /** Whether closing this client shuts the channel down; a fenced view shares its parent's. */
+  private final boolean ownsChannel;
 
-  private SetpointClient(ManagedChannel channel, Rpc rpc) {
+  private SetpointClient(ManagedChannel channel, Rpc rpc, Fence fence, boolean ownsChannel) {
     this.channel = channel;
     this.rpc = rpc;
-    this.async = new AsyncSetpointClient(rpc);
+    this.async = new AsyncSetpointClient(rpc, fence);
+    this.fence = fence;
+    this.ownsChannel = ownsChannel;
   }
 
   /**
@@ -76,12 +82,29 @@ public final class SetpointClient implements AutoCloseable {
    * @param name how messages refer to the server, e.g. {@code in-process}
    */
   public static SetpointClient over(ManagedChannel channel, String name) {
-    return new SetpointClient(channel, new Rpc(channel, name, Duration.ofSeconds(30)));
+    return new SetpointClient(channel, new Rpc(channel, name, Duration.ofSeconds(30)), Fence.getDefaultInstance(), true);
   }
 
   /** Starts configuring a client. */
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * This client, sending {@code fence} with every write, status write and delete: the server
+   * applies them only while the fence's leader-election lease is held by its holder at its epoch,
+   * and refuses them otherwise with {@code FAILED_PRECONDITION}, atomically with the write. A
+   * controller manager that runs under leader election hands its controllers such a client, so a
+   * manager that lost its lease (paused past it, say) cannot write when it resumes. The view
+   * shares this client's connection; closing it does nothing.
+   */
+  public SetpointClient fenced(Fence fence) {
+    return new SetpointClient(channel, rpc, fence, false);
+  }
+
+  /** The fence this client writes with; the empty fence when it writes unfenced. */
+  public Fence fence() {
+    return fence;
   }
 
   /** The {@code host:port} this client talks to. */
@@ -237,9 +260,15 @@ public final class SetpointClient implements AutoCloseable {
     return Rpc.await(async.createToken(request));
   }
 
-  /** Closes the connection, cancelling calls and watches still in flight. Idempotent. */
+  /**
+   * Closes the connection, cancelling calls and watches still in flight. Idempotent. Closing a
+   * {@link #fenced} view does nothing.
+   */
   @Override
   public void close() {
+    if (!ownsChannel) {
+      return;
+    }
     channel.shutdownNow();
     try {
       channel.awaitTermination(5, TimeUnit.SECONDS);
@@ -347,7 +376,7 @@ public final class SetpointClient implements AutoCloseable {
         headers.put(Metadata.Key.of(TOKEN_HEADER, Metadata.ASCII_STRING_MARSHALLER), token);
         calls = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers));
       }
-      return new SetpointClient(channel, new Rpc(calls, address, deadline));
+      return new SetpointClient(channel, new Rpc(calls, address, deadline), Fence.getDefaultInstance(), true);
     }
   }
 

@@ -16,10 +16,10 @@ public final class CoreTypes {
    */
   public static final Type TOMBSTONE = Types.of("core", "v1", "Tombstone");
   /**
-   * {@code core.v1.Lease}: the heartbeats and key leases with which the instances of a generic loop
-   * split its keys (LeaseLocker); cluster-scoped; per-type ACLs.
+   * {@code core.v1.Lease}: leader-election leases and the leases with which the instances of a
+   * generic loop split its keys; cluster-scoped; per-type ACLs.
    */
-  public static final Type LEASE = Types.of("core", "v1", "Lease");
+  public static final Type LEASE = Types.LEASE;
 
   private CoreTypes() {}
 

@@ -1,5 +1,6 @@
 package io.setpoint.storage;
 
+import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
@@ -35,7 +36,19 @@ public interface Backend extends AutoCloseable {
    * @throws StorageException {@code CAS_FAILURE} when the version does not match; {@code
    *     WRONG_UID} when a resource of that name exists with another uid
    */
-  Resource writeCas(Resource resource);
+  default Resource writeCas(Resource resource) {
+    return writeCas(resource, Fence.getDefaultInstance());
+  }
+
+  /**
+   * {@link #writeCas(Resource)}, applied only if {@code fence} holds when the write is applied:
+   * the lease it names is stored, names its holder at its epoch and is not released. The check
+   * and the write are one step, so no change of the lease's holder comes in between. The empty
+   * fence fences nothing.
+   *
+   * @throws StorageException {@code FENCED} when the fence does not hold; nothing was written
+   */
+  Resource writeCas(Resource resource, Fence fence);
 
   /**
    * {@link #writeCas} without blocking the caller: the returned future completes with the stored
@@ -45,8 +58,13 @@ public interface Backend extends AutoCloseable {
    * which suits a backend whose writes never wait.
    */
   default CompletableFuture<Resource> writeCasAsync(Resource resource) {
+    return writeCasAsync(resource, Fence.getDefaultInstance());
+  }
+
+  /** {@link #writeCasAsync(Resource)} with a {@link #writeCas(Resource, Fence) fence}. */
+  default CompletableFuture<Resource> writeCasAsync(Resource resource, Fence fence) {
     try {
-      return CompletableFuture.completedFuture(writeCas(resource));
+      return CompletableFuture.completedFuture(writeCas(resource, fence));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -60,7 +78,17 @@ public interface Backend extends AutoCloseable {
    * @throws StorageException {@code CAS_FAILURE} when the version does not match; {@code
    *     GROUP_VERSION_MISMATCH} when it is stored under another group version
    */
-  Resource deleteCas(ID id, String version);
+  default Resource deleteCas(ID id, String version) {
+    return deleteCas(id, version, Fence.getDefaultInstance());
+  }
+
+  /**
+   * {@link #deleteCas(ID, String)}, applied only if {@code fence} holds, checked as for {@link
+   * #writeCas(Resource, Fence)}.
+   *
+   * @throws StorageException {@code FENCED} when the fence does not hold; nothing was deleted
+   */
+  Resource deleteCas(ID id, String version, Fence fence);
 
   /**
    * Lists resources of exactly {@code type} in {@code tenancy} whose names start with {@code

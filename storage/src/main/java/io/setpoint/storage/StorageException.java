@@ -26,7 +26,12 @@ public final class StorageException extends RuntimeException {
      * The backend holds as many bytes of pending writes as its memory budget allows: nothing was
      * written; retrying later, or more slowly, may succeed.
      */
-    RESOURCE_EXHAUSTED
+    RESOURCE_EXHAUSTED,
+    /**
+     * The write carried a {@code Fence} whose lease its writer no longer holds: nothing was
+     * written, and retrying cannot succeed until the writer wins the lease again.
+     */
+    FENCED
   }
 
   private final Reason reason;

@@ -5,11 +5,10 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Timestamp;
 import io.grpc.Status.Code;
 import io.setpoint.api.Ids;
+import io.setpoint.api.Types;
 import io.setpoint.api.core.v1.Lease;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
-import io.setpoint.api.v1.Type;
-import io.setpoint.api.Types;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import java.nio.charset.StandardCharsets;
@@ -59,7 +58,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaseLocker<K> implements Locker<K> {
   private static final Logger log = LoggerFactory.getLogger(LeaseLocker.class);
-  private static final Type LEASE = Types.of("core", "v1", "Lease");
 
   private final SetpointClient client;
   private final String group;
@@ -284,11 +282,11 @@ public final class LeaseLocker<K> implements Locker<K> {
   }
 
   private ID keyLease(K key) {
-    return Ids.of(LEASE, "k-" + sha256(group + "\n" + keyText.apply(key)).substring(0, 40));
+    return Ids.of(Types.LEASE, "k-" + sha256(group + "\n" + keyText.apply(key)).substring(0, 40));
   }
 
   private ID heartbeatId(String holderId) {
-    return Ids.of(LEASE, "h-" + groupHash + "-" + holderId);
+    return Ids.of(Types.LEASE, "h-" + groupHash + "-" + holderId);
   }
 
   private static Lease decode(Resource resource) {

@@ -22,6 +22,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs controllers against one server: one shared cache, one supervisor per controller. SINGLETON
  * controllers run only while {@link Leadership} says this process leads; EACH_SERVER ones always.
+ * Several processes running the same controllers elect one leader with {@link
+ * Builder#leaderElection}; the leader's SINGLETON controllers write fenced by its lease, and the
+ * others keep their caches primed to take over.
  * Generic {@linkplain #register(Loop) loops} run here too, always, on the same engine.
  * The same code runs inside the agent (over an in-process channel) and in a separate JVM (over
  * gRPC): only the {@link SetpointClient} differs.
@@ -39,6 +42,8 @@ public final class Manager implements AutoCloseable {
   private final SharedCache cache;
   private final MeterRegistry meters;
   private final Leadership leadership;
+  /** The election this manager campaigns in; null when leadership comes from elsewhere. */
+  private final LeaseElection election;
   private final Clock clock;
   private final Ticker ticker;
   private final Duration drain;
@@ -53,10 +58,12 @@ public final class Manager implements AutoCloseable {
     this.client = b.client;
     this.cache = new SharedCache(b.client);
     this.meters = b.meters;
-    this.leadership = b.leadership;
     this.clock = b.clock;
     this.ticker = b.ticker;
-    this.drain = b.drain;
+    this.election = b.election == null ? null : b.election.build(b.client, b.ticker, b.clock);
+    this.leadership = election != null ? election : b.leadership;
+    // A leader that steps down must have stopped its controllers before a standby can take over.
+    this.drain = election != null && election.stepDownBudget().compareTo(b.drain) < 0 ? election.stepDownBudget() : b.drain;
     leadership.onChange(this::placeAll);
   }
 
@@ -110,10 +117,24 @@ public final class Manager implements AutoCloseable {
     return out;
   }
 
-  /** Starts every registered controller that should run here. Returns at once. */
+  /**
+   * Starts every registered controller that should run here, and the leader election, if any.
+   * Returns at once.
+   */
   public void start() {
     started = true;
     placeAll();
+    if (election != null) {
+      election.start();
+    }
+  }
+
+  /**
+   * Whether this manager runs its SINGLETON controllers now: it holds the election's lease, or
+   * (without an election) its {@link Leadership} says it leads.
+   */
+  public boolean isLeader() {
+    return leadership.isLeader();
   }
 
   /** The cache the controllers share. */
@@ -151,12 +172,18 @@ public final class Manager implements AutoCloseable {
     return controller.reconciler().reconcile(ReconcileOnce.context(controller.name()), runtime, request);
   }
 
-  /** Stops every controller (draining in-flight reconciles) and the cache. */
+  /**
+   * Stops every controller (draining in-flight reconciles), then releases the election's lease, so
+   * a standby takes over at once, and closes the cache.
+   */
   @Override
   public void close() {
     closed = true;
     controllers.values().parallelStream().forEach(s -> s.supervisor().ensureStopped());
     loops.values().parallelStream().forEach(Supervisor::ensureStopped);
+    if (election != null) {
+      election.close();
+    }
     cache.close();
   }
 
@@ -173,6 +200,23 @@ public final class Manager implements AutoCloseable {
       s.supervisor().ensureRunning();
     } else {
       s.supervisor().ensureStopped();
+      if (election != null) {
+        warm(s.controller());
+      }
+    }
+  }
+
+  /** Primes the cache a standby's controller will need, so that taking over starts at once. */
+  private void warm(Controller controller) {
+    try {
+      for (Controller.TypeIndex index : controller.indexes()) {
+        cache.addIndex(index.type(), index.index());
+      }
+      controller.queries().forEach(cache::addQuery);
+      controller.cachedTypes().forEach(cache::watch);
+    } catch (RuntimeException e) {
+      // Starting the controller reports the same problem, when it starts.
+      LoggerFactory.getLogger(Manager.class).warn("could not prime the cache of {}: {}", controller.name(), e.getMessage());
     }
   }
 
@@ -181,9 +225,15 @@ public final class Manager implements AutoCloseable {
   }
 
   private ControllerRuntime runtime(Controller controller) {
-    return new ControllerRuntime(client, cache,
+    SetpointClient writer = client;
+    if (election != null && controller.placement() == Placement.SINGLETON) {
+      // Fixed for the runner's life: a runner left over from an earlier term cannot write in a later one.
+      writer = client.fenced(election.fence().orElseThrow(
+          () -> new IllegalStateException("not the leader of election " + election.name())));
+    }
+    return new ControllerRuntime(writer, cache,
         LoggerFactory.getLogger("io.setpoint.controller." + controller.name()),
-        new ResourceEventRecorder(client, controller.name(), clock), clock);
+        new ResourceEventRecorder(writer, controller.name(), clock), clock);
   }
 
   /** Configures a {@link Manager}. */
@@ -194,6 +244,7 @@ public final class Manager implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private Ticker ticker = Ticker.system();
     private Duration drain = Duration.ofSeconds(30);
+    private LeaseElection.Builder election;
 
     private Builder() {}
 
@@ -209,10 +260,30 @@ public final class Manager implements AutoCloseable {
       return this;
     }
 
-    /** When SINGLETON controllers may run (default: always). */
+    /**
+     * When SINGLETON controllers may run (default: always). Inside the agent, whether its store
+     * leads the Raft group; in processes of their own, use {@link #leaderElection} instead.
+     */
     public Builder leadership(Leadership leadership) {
       this.leadership = Objects.requireNonNull(leadership, "leadership");
+      this.election = null;
       return this;
+    }
+
+    /**
+     * Runs SINGLETON controllers only while this manager holds the election's lease, with their
+     * writes fenced by it; replaces {@link #leadership}. The drain timeout is capped at the lease
+     * duration less the renew deadline, so a leader that steps down has stopped before another
+     * can lead.
+     */
+    public Builder leaderElection(LeaseElection.Builder election) {
+      this.election = Objects.requireNonNull(election, "election");
+      return this;
+    }
+
+    /** {@link #leaderElection(LeaseElection.Builder)} on the lease {@code name} with default timing. */
+    public Builder leaderElection(String name) {
+      return leaderElection(LeaseElection.named(name));
     }
 
     /** The wall clock reconcilers see (default: system UTC). */

@@ -1,5 +1,8 @@
 package io.setpoint.controller.time;
 
+import java.time.Duration;
+import java.util.concurrent.Semaphore;
+
 /**
  * A monotonic clock that reads nanoseconds, like {@link System#nanoTime()}: only differences
  * between two readings mean anything, and they never go backwards.
@@ -35,6 +38,31 @@ public interface Ticker {
    */
   default Registration onAdvance(Runnable listener) {
     return Registration.NONE;
+  }
+
+  /**
+   * Blocks until {@code duration} of this ticker's time has passed: real time for the system
+   * ticker; the next jumps that reach it for a manual one, so a thread that waits between retries
+   * (a leader election, a supervisor's backoff) is driven by the test's ticker.
+   *
+   * @throws InterruptedException when interrupted while waiting
+   */
+  default void sleep(Duration duration) throws InterruptedException {
+    long start = read();
+    long nanos = duration.toNanos();
+    if (!isManual()) {
+      long left;
+      while ((left = nanos - (read() - start)) > 0) {
+        Thread.sleep(Duration.ofNanos(left));
+      }
+      return;
+    }
+    Semaphore jumped = new Semaphore(0);
+    try (Registration ignored = onAdvance(jumped::release)) {
+      while (read() - start < nanos) {
+        jumped.acquire();
+      }
+    }
   }
 
   /** Ends a listener registration made with {@link #onAdvance}; closing twice is harmless. */

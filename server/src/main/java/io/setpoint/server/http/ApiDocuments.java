@@ -108,19 +108,19 @@ final class ApiDocuments {
     ObjectNode put = operation("write" + suffix, "Creates or updates one " + typeName
             + "; with version (query, body or If-Match), only if it is still the stored version;"
             + " with If-None-Match: *, only if the name is free",
-        concat(tenancy, List.of(uid(false), version(), ifMatch(), header(Preconditions.IF_NONE_MATCH,
+        concat(tenancy, List.of(uid(false), version(), ifMatch(), fence(), header(Preconditions.IF_NONE_MATCH,
             "*: create only; 409 ALREADY_EXISTS if the name is taken"))), response(resource));
     put.set("requestBody", body(resource));
     item.set("put", put);
     item.set("delete", operation("delete" + suffix, "Deletes one " + typeName + " (absent is success)",
-        concat(tenancy, List.of(uid(false), version(), ifMatch())), response(Json.object().put("type", "object"))));
+        concat(tenancy, List.of(uid(false), version(), ifMatch(), fence())), response(Json.object().put("type", "object"))));
 
     ObjectNode status = paths.putObject(base + "/{name}/status/{key}");
     status.putArray("parameters")
         .add(path("name", "The resource's name"))
         .add(path("key", "The status key, such as demo.setpoint.io/artist (its slash may be sent as is or as %2F)"));
     ObjectNode writeStatus = operation("writeStatus" + suffix, "Replaces one status entry of one " + typeName,
-        concat(tenancy, List.of(uid(true), version(), ifMatch())), response(resource));
+        concat(tenancy, List.of(uid(true), version(), ifMatch(), fence())), response(resource));
     writeStatus.set("requestBody", body(schemas.message(Status.getDescriptor())));
     status.set("put", writeStatus);
 
@@ -181,6 +181,11 @@ final class ApiDocuments {
 
   private static ObjectNode ifMatch() {
     return header(Preconditions.IF_MATCH, "VERSION or \"VERSION\": like the version parameter (409 otherwise)");
+  }
+
+  private static ObjectNode fence() {
+    return header(Preconditions.FENCE, "LEASE/HOLDER/EPOCH: act only while that leader-election lease"
+        + " (core.v1.Lease) is held by HOLDER at EPOCH (412 FAILED_PRECONDITION otherwise)");
   }
 
   private static ObjectNode path(String name, String description) {

@@ -180,16 +180,23 @@ public final class HttpGateway implements HttpService {
       }
       if (method == HttpMethod.PUT) {
         Preconditions pre = Preconditions.ofPut(req.headers());
-        return ok(handler.write(authz, WriteRequest.newBuilder()
+        WriteRequest.Builder write = WriteRequest.newBuilder()
             .setResource(resource(reg, name, Query.of(ctx.queryParams(), WRITE), pre, req))
-            .setCreateOnly(pre.createOnly())
-            .build()).getResource());
+            .setCreateOnly(pre.createOnly());
+        if (pre.fenced()) {
+          write.setFence(pre.fence());
+        }
+        return ok(handler.write(authz, write.build()).getResource());
       }
       if (method == HttpMethod.DELETE) {
         Query q = Query.of(ctx.queryParams(), WRITE);
-        String version = Preconditions.ofReplace(req.headers(), "a DELETE").version(q.string("version"));
-        return ok(handler.delete(authz, DeleteRequest.newBuilder()
-            .setId(id(type, name, q)).setVersion(version).build()));
+        Preconditions pre = Preconditions.ofReplace(req.headers(), "a DELETE");
+        DeleteRequest.Builder delete =
+            DeleteRequest.newBuilder().setId(id(type, name, q)).setVersion(pre.version(q.string("version")));
+        if (pre.fenced()) {
+          delete.setFence(pre.fence());
+        }
+        return ok(handler.delete(authz, delete.build()));
       }
       throw methodNotAllowed(method, "GET, PUT, DELETE");
     }
@@ -200,14 +207,17 @@ public final class HttpGateway implements HttpService {
     if (segments.size() >= 6 && segments.get(4).equals("status")) {
       only(method, HttpMethod.PUT);
       Query q = Query.of(ctx.queryParams(), WRITE);
-      String version = Preconditions.ofReplace(req.headers(), "a PUT of a status").version(q.string("version"));
+      Preconditions pre = Preconditions.ofReplace(req.headers(), "a PUT of a status");
       checkJson(req);
-      return ok(handler.writeStatus(authz, WriteStatusRequest.newBuilder()
+      WriteStatusRequest.Builder writeStatus = WriteStatusRequest.newBuilder()
           .setId(id(type, name, q))
           .setKey(String.join("/", segments.subList(5, segments.size())))
           .setStatus(derived().json().status(ProtoJson.object(req.content().array(), "status")))
-          .setVersion(version)
-          .build()).getResource());
+          .setVersion(pre.version(q.string("version")));
+      if (pre.fenced()) {
+        writeStatus.setFence(pre.fence());
+      }
+      return ok(handler.writeStatus(authz, writeStatus.build()).getResource());
     }
     throw HttpProblem.notFound("no route " + Echo.quote(ctx.path()) + "; see GET /api/openapi.json");
   }

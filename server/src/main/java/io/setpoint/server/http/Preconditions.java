@@ -2,6 +2,7 @@ package io.setpoint.server.http;
 
 import com.linecorp.armeria.common.HttpHeaders;
 import io.setpoint.api.Echo;
+import io.setpoint.api.v1.Fence;
 import io.setpoint.resource.ValidationException;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -10,20 +11,24 @@ import java.util.regex.Pattern;
  * The conditional-request headers of a write: {@code If-None-Match: *} asks for a create-only
  * write, {@code If-Match: VERSION} (the version bare or as an entity tag, {@code "VERSION"}) for a
  * compare-and-swap against that stored version. Any other value is refused, naming the header,
- * rather than ignored: a client that meant a condition must not get an unconditional write.
+ * rather than ignored: a client that meant a condition must not get an unconditional write. {@code
+ * Setpoint-Fence: LEASE/HOLDER/EPOCH} applies a write only while that leader-election lease is
+ * held (the {@code fence} of the resource service's requests).
  *
  * @param createOnly {@code If-None-Match: *} was given
  * @param version the version of {@code If-Match}, or empty
+ * @param fence the fence of {@code Setpoint-Fence}, or the empty fence
  */
-record Preconditions(boolean createOnly, String version) {
+record Preconditions(boolean createOnly, String version, Fence fence) {
   static final String IF_MATCH = "If-Match";
   static final String IF_NONE_MATCH = "If-None-Match";
+  static final String FENCE = "Setpoint-Fence";
   /** A store revision, as the resource service checks a {@code version}. */
   private static final Pattern VERSION = Pattern.compile("[1-9][0-9]{0,18}");
 
   /** The preconditions of a PUT of a resource, which takes both headers. */
   static Preconditions ofPut(HttpHeaders headers) {
-    return new Preconditions(createOnly(headers), version(headers));
+    return new Preconditions(createOnly(headers), version(headers), fence(headers));
   }
 
   /**
@@ -35,7 +40,7 @@ record Preconditions(boolean createOnly, String version) {
       throw ValidationException.of(IF_NONE_MATCH, "create-only",
           "is taken only by a PUT of a resource (to create it), not by " + route);
     }
-    return new Preconditions(false, version(headers));
+    return new Preconditions(false, version(headers), fence(headers));
   }
 
   /**
@@ -48,6 +53,28 @@ record Preconditions(boolean createOnly, String version) {
           + Echo.quote(fromQuery) + " from the URL; leave one out or make them agree");
     }
     return version.isEmpty() ? fromQuery : version;
+  }
+
+  /** Whether a {@code Setpoint-Fence} header was sent. */
+  boolean fenced() {
+    return !fence.getLease().isEmpty();
+  }
+
+  /**
+   * {@code LEASE/HOLDER/EPOCH}; the resource service checks each part's rule, this only splits
+   * them (a holder may not contain {@code /}).
+   */
+  private static Fence fence(HttpHeaders headers) {
+    String value = single(headers, FENCE);
+    if (value == null) {
+      return Fence.getDefaultInstance();
+    }
+    String[] parts = value.split("/", -1);
+    if (parts.length != 3 || parts[0].isEmpty() || !parts[2].matches("[1-9][0-9]{0,18}")) {
+      throw ValidationException.of(FENCE, "fence", Echo.quote(value)
+          + " is not LEASE/HOLDER/EPOCH (the lease's name, its holder and a positive epoch)");
+    }
+    return Fence.newBuilder().setLease(parts[0]).setHolder(parts[1]).setEpoch(Long.parseLong(parts[2])).build();
   }
 
   private static boolean createOnly(HttpHeaders headers) {

@@ -109,7 +109,7 @@ public final class Errors {
         switch (e.reason()) {
           case NOT_FOUND -> Status.NOT_FOUND;
           case CAS_FAILURE -> Status.ABORTED;
-          case WRONG_UID -> Status.FAILED_PRECONDITION;
+          case WRONG_UID, FENCED -> Status.FAILED_PRECONDITION;
           case GROUP_VERSION_MISMATCH, BAD_PAGE_TOKEN, FUTURE_REVISION -> Status.INVALID_ARGUMENT;
           case COMPACTED -> Status.OUT_OF_RANGE;
           case WATCH_CLOSED, UNAVAILABLE -> Status.UNAVAILABLE;

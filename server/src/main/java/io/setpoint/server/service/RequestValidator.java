@@ -9,6 +9,7 @@ import io.setpoint.api.Finalizers;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.Condition;
+import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Reference;
 import io.setpoint.api.v1.Resource;
@@ -111,6 +112,23 @@ final class RequestValidator {
     } else {
       matches(v, field, name, Rules.DNS_LABEL, "dns-label", "a DNS label of at most 63 characters ([a-z0-9]([-a-z0-9]*[a-z0-9])?)");
     }
+  }
+
+  /** Checks a write's fence: the name of a lease, its holder and an epoch of at least 1. */
+  static Fence fence(String path, Fence fence) {
+    Violations v = Violations.at(path);
+    name(v, "lease", fence.getLease());
+    if (fence.getHolder().isEmpty()) {
+      v.add("holder", "required", "must not be empty");
+    } else {
+      matches(v, "holder", fence.getHolder(), Rules.HOLDER, "holder",
+          "at most 253 of [-A-Za-z0-9_.:@], starting and ending with a letter or digit");
+    }
+    if (fence.getEpoch() == 0) {
+      v.add("epoch", "min", "must be at least 1, the epoch of the lease the writer holds");
+    }
+    v.throwIfAny();
+    return fence;
   }
 
   static void namePrefix(Violations v, String field, String prefix) {

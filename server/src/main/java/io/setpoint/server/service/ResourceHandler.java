@@ -10,6 +10,7 @@ import io.setpoint.api.Statuses;
 import io.setpoint.api.v1.Condition;
 import io.setpoint.api.v1.DeleteRequest;
 import io.setpoint.api.v1.DeleteResponse;
+import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.ListByOwnerRequest;
 import io.setpoint.api.v1.ListByOwnerResponse;
@@ -81,6 +82,26 @@ public final class ResourceHandler {
     this.pageTokens = new PageTokens(backend);
   }
 
+  /** The same handler, every write of which goes to the store with {@code fence}. */
+  private ResourceHandler(ResourceHandler base, Fence fence) {
+    this.registry = base.registry;
+    this.backend = new FencedBackend(base.backend, fence);
+    this.validator = base.validator;
+    this.clock = base.clock;
+    this.ulids = base.ulids;
+    this.limits = base.limits;
+    this.pageTokens = base.pageTokens;
+  }
+
+  /**
+   * The handler for a request that carries a fence: every write the request makes (the write
+   * itself and what follows it, such as removing a finalized resource) is refused unless the
+   * fence's lease is still held, checked atomically with the write.
+   */
+  private ResourceHandler fencedBy(String path, Fence fence) {
+    return new ResourceHandler(this, RequestValidator.fence(path, fence));
+  }
+
   public ReadResponse read(Authorizer authz, ReadRequest req) {
     ID id = validator.id("id", req.hasId(), req.getId(), false);
     Registration<?> reg = registration(id);
@@ -118,6 +139,13 @@ public final class ResourceHandler {
    * thread, so its hooks see the same thread as they do for {@link #write}.
    */
   public CompletableFuture<WriteResponse> writeAsync(Authorizer authz, WriteRequest req, Executor blocking) {
+    if (req.hasFence()) {
+      try {
+        return fencedBy("fence", req.getFence()).writeAsync(authz, req.toBuilder().clearFence().build(), blocking);
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
     Resource input;
     Resource existing;
     boolean createOnly = req.getCreateOnly();
@@ -388,6 +416,9 @@ public final class ResourceHandler {
   }
 
   public WriteStatusResponse writeStatus(Authorizer authz, WriteStatusRequest req) {
+    if (req.hasFence()) {
+      return fencedBy("fence", req.getFence()).writeStatus(authz, req.toBuilder().clearFence().build());
+    }
     ID id = validator.id("id", req.hasId(), req.getId(), true);
     Violations v = Violations.at("");
     RequestValidator.status(v, req.getKey(), req.hasStatus(), req.getStatus());
@@ -484,6 +515,9 @@ public final class ResourceHandler {
   }
 
   public DeleteResponse delete(Authorizer authz, DeleteRequest req) {
+    if (req.hasFence()) {
+      return fencedBy("fence", req.getFence()).delete(authz, req.toBuilder().clearFence().build());
+    }
     ID id = validator.id("id", req.hasId(), req.getId(), false);
     Violations v = Violations.at("");
     RequestValidator.version(v, "version", req.getVersion());

@@ -19,6 +19,8 @@ public final class Rules {
   static final Pattern METADATA_KEY = Pattern.compile("^[A-Za-z0-9]([-A-Za-z0-9_./]{0,251}[A-Za-z0-9])?$");
   /** Status keys, one per controller, e.g. {@code demo.setpoint.io/artist}. */
   static final Pattern STATUS_KEY = Pattern.compile("^[a-z0-9]([-a-z0-9_./]{0,251}[a-z0-9])?$");
+  /** The holder of a lease: a manager's identity, such as {@code host-1234-5f2c}. */
+  static final Pattern HOLDER = Pattern.compile("^[A-Za-z0-9]([-A-Za-z0-9_.:@]{0,251}[A-Za-z0-9])?$");
   /** Condition types, e.g. {@code Accepted}. */
   static final Pattern CONDITION_TYPE = Pattern.compile("^[A-Z][A-Za-z0-9]{0,63}$");
   /** Condition reasons, e.g. {@code OK} or {@code MissingAlbum}. */

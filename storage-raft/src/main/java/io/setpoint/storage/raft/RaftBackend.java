@@ -1,6 +1,7 @@
 package io.setpoint.storage.raft;
 
 import io.setpoint.api.Resources;
+import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
@@ -13,6 +14,7 @@ import io.setpoint.storage.Replication;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.Watch;
+import io.setpoint.storage.engine.Fences;
 import io.setpoint.storage.engine.Query;
 import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
@@ -296,14 +298,20 @@ public final class RaftBackend implements Backend, Replication {
   }
 
   @Override
-  public Resource writeCas(Resource resource) {
-    return written(resource, submit(Op.newBuilder().setWrite(resource).build()));
+  public Resource writeCas(Resource resource, Fence fence) {
+    return written(resource, submit(fenced(Op.newBuilder().setWrite(resource), fence)));
   }
 
   /** Completes on a thread of this backend's, never on one of Ratis's. */
   @Override
-  public CompletableFuture<Resource> writeCasAsync(Resource resource) {
-    return submitAsync(Op.newBuilder().setWrite(resource).build()).thenApply(outcome -> written(resource, outcome));
+  public CompletableFuture<Resource> writeCasAsync(Resource resource, Fence fence) {
+    return submitAsync(fenced(Op.newBuilder().setWrite(resource), fence))
+        .thenApply(outcome -> written(resource, outcome));
+  }
+
+  /** The op, carrying the fence only when there is one (most writes have none: no bytes spent). */
+  private static Op fenced(Op.Builder op, Fence fence) {
+    return Fences.isSet(fence) ? op.setFence(fence).build() : op.build();
   }
 
   private static Resource written(Resource resource, Outcome outcome) {
@@ -315,9 +323,9 @@ public final class RaftBackend implements Backend, Replication {
   }
 
   @Override
-  public Resource deleteCas(ID id, String version) {
+  public Resource deleteCas(ID id, String version, Fence fence) {
     Outcome outcome =
-        submit(Op.newBuilder().setDelete(Delete.newBuilder().setId(id).setVersion(version)).build());
+        submit(fenced(Op.newBuilder().setDelete(Delete.newBuilder().setId(id).setVersion(version)), fence));
     return switch (outcome.getResultCase()) {
       case DELETED -> outcome.getDeleted();
       case NOTHING_DELETED -> null;

@@ -5,6 +5,7 @@ import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.Watch;
 import io.setpoint.storage.engine.Entry;
+import io.setpoint.storage.engine.Fences;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.storage.engine.Query;
 import io.setpoint.storage.engine.ResourceIndex;
@@ -84,6 +85,7 @@ final class ReplicatedStore {
   private Outcome applyOne(Op op) {
     ResourceIndex current = index;
     try {
+      Fences.check(current, op.getFence());
       switch (op.getKindCase()) {
         case WRITE -> {
           Entry entry = current.write(op.getWrite());

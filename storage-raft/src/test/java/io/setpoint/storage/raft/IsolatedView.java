@@ -1,5 +1,6 @@
 package io.setpoint.storage.raft;
 
+import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
@@ -40,13 +41,13 @@ final class IsolatedView implements Backend {
   }
 
   @Override
-  public Resource writeCas(Resource resource) {
-    return out(shared.writeCas(in(resource)));
+  public Resource writeCas(Resource resource, Fence fence) {
+    return out(shared.writeCas(in(resource), fence));
   }
 
   @Override
-  public Resource deleteCas(ID id, String version) {
-    return out(shared.deleteCas(in(id), version));
+  public Resource deleteCas(ID id, String version, Fence fence) {
+    return out(shared.deleteCas(in(id), version, fence));
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.setpoint.storage.memory;
 
+import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
@@ -10,6 +11,7 @@ import io.setpoint.storage.Page;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.Watch;
 import io.setpoint.storage.engine.Entry;
+import io.setpoint.storage.engine.Fences;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.storage.engine.Query;
 import io.setpoint.storage.engine.ResourceIndex;
@@ -44,10 +46,11 @@ public final class MemoryBackend implements Backend {
   }
 
   @Override
-  public Resource writeCas(Resource resource) {
+  public Resource writeCas(Resource resource, Fence fence) {
     writer.lock();
     try {
       checkOpen();
+      Fences.check(index, fence);
       Entry entry = index.write(resource);
       hub.publish(entry);
       return entry.resource();
@@ -57,10 +60,11 @@ public final class MemoryBackend implements Backend {
   }
 
   @Override
-  public Resource deleteCas(ID id, String version) {
+  public Resource deleteCas(ID id, String version, Fence fence) {
     writer.lock();
     try {
       checkOpen();
+      Fences.check(index, fence);
       Entry tombstone = index.delete(id, version);
       if (tombstone == null) {
         return null;

@@ -1,5 +1,6 @@
 package io.setpoint.storage.conformance;
 
+import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
@@ -27,13 +28,13 @@ public class ForwardingBackend implements Backend {
   }
 
   @Override
-  public Resource writeCas(Resource resource) {
-    return delegate.writeCas(resource);
+  public Resource writeCas(Resource resource, Fence fence) {
+    return delegate.writeCas(resource, fence);
   }
 
   @Override
-  public Resource deleteCas(ID id, String version) {
-    return delegate.deleteCas(id, version);
+  public Resource deleteCas(ID id, String version, Fence fence) {
+    return delegate.deleteCas(id, version, fence);
   }
 
   @Override

@@ -79,7 +79,7 @@ final class AgentCommand implements Callable<Integer> {
   private String bind;
 
   @Option(names = "-no-demo-controllers",
-      description = "Serve the demo types but do not run their controllers (run them elsewhere, e.g. io.setpoint.demo.RemoteControllers).")
+      description = "Serve the demo types but do not run their controllers (run them elsewhere: 'setpoint demo controllers').")
   private boolean noDemoControllers;
 
   @Option(names = "-tls-cert", paramLabel = "FILE",

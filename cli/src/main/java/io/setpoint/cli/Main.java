@@ -15,8 +15,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
 /**
  * The {@code setpoint} command: {@code setpoint agent -dev} runs a server, {@code setpoint
  * resource read|list|apply|delete|watch} talks to one, {@code setpoint type apply -f x.proto} adds
- * types to it, {@code setpoint acl bootstrap|token create}
- * creates tokens.
+ * types to it, {@code setpoint acl bootstrap|token create} creates tokens, {@code setpoint demo
+ * controllers} runs the demo's controllers in a process of their own.
  *
  * <p>Exit codes: 0 on success, 1 when the operation failed (a server error, an unreachable
  * server, an unreadable input document), 2 on a usage error. Errors are printed to stderr as
@@ -29,6 +29,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     versionProvider = Main.Version.class,
     description = "A resource-oriented control plane for the JVM.",
     subcommands = {AgentCommand.class, ResourceCommand.class, TypeCommand.class, AclCommand.class, OperatorCommand.class, BenchCommand.class,
+        DemoCommand.class,
         CommandLine.HelpCommand.class})
 public final class Main {
   static final int FAILED = 1;

@@ -1,5 +1,6 @@
 package io.setpoint.cli.bench;
 
+import io.setpoint.cli.DurationConverter;
 import io.setpoint.loadgen.AgentProcess;
 import io.setpoint.loadgen.EtcdProcess;
 import io.setpoint.loadgen.EtcdTarget;
@@ -23,7 +24,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -320,26 +320,5 @@ final class WritesBench implements Callable<Integer> {
   @FunctionalInterface
   private interface Starter {
     Started start() throws InterruptedException;
-  }
-
-  /** {@code 10s}, {@code 500ms}, {@code 2m}, {@code 1.5s}, or plain seconds. */
-  static final class DurationConverter implements ITypeConverter<Duration> {
-    private static final Pattern FORMAT = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)(ms|s|m)?");
-
-    @Override
-    public Duration convert(String value) {
-      Matcher m = FORMAT.matcher(value.trim());
-      if (!m.matches()) {
-        throw new IllegalArgumentException("expected a duration such as 10s, 500ms or 2m, was '" + value + "'");
-      }
-      double amount = Double.parseDouble(m.group(1));
-      String unit = m.group(2) == null ? "s" : m.group(2);
-      double millis = switch (unit) {
-        case "ms" -> amount;
-        case "m" -> amount * 60_000;
-        default -> amount * 1000;
-      };
-      return Duration.ofNanos(Math.round(millis * 1_000_000));
-    }
   }
 }

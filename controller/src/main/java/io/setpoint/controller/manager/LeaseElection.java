@@ -392,6 +392,12 @@ public final class LeaseElection implements Leadership {
     }
 
     LeaseElection build(SetpointClient client, Ticker ticker, Clock clock) {
+      check();
+      return new LeaseElection(this, client, ticker, clock);
+    }
+
+    /** Checks that the timings nest: retry period, then renew deadline, then lease duration. */
+    void check() {
       if (renewDeadline.compareTo(leaseDuration) >= 0) {
         throw new IllegalArgumentException(
             "renewDeadline " + renewDeadline + " must be shorter than leaseDuration " + leaseDuration);
@@ -400,7 +406,6 @@ public final class LeaseElection implements Leadership {
         throw new IllegalArgumentException(
             "retryPeriod " + retryPeriod + " must be shorter than renewDeadline " + renewDeadline);
       }
-      return new LeaseElection(this, client, ticker, clock);
     }
 
     private static Duration positive(String what, Duration d) {

@@ -275,9 +275,13 @@ public final class Manager implements AutoCloseable {
      * writes fenced by it; replaces {@link #leadership}. The drain timeout is capped at the lease
      * duration less the renew deadline, so a leader that steps down has stopped before another
      * can lead.
+     *
+     * @throws IllegalArgumentException when the election's timings do not nest (retry period,
+     *     then renew deadline, then lease duration)
      */
     public Builder leaderElection(LeaseElection.Builder election) {
-      this.election = Objects.requireNonNull(election, "election");
+      Objects.requireNonNull(election, "election").check();
+      this.election = election;
       return this;
     }
 

@@ -7,9 +7,11 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs the demo controllers in their own JVM against a remote agent, over gRPC: the same
- * controllers the agent runs in-process with {@code -dev}. When the agent enforces ACLs, pass a
- * token in {@code SETPOINT_TOKEN}; its policies need {@code read}, {@code write} and {@code list}
- * on {@code demo.*.*} and {@code write} on {@code core.v1.Event} (see docs/security.md). For an
+ * controllers the agent runs in-process with {@code -dev}. Several such processes elect one leader
+ * on the lease {@code demo-controllers} ({@code setpoint demo controllers} does the same, with
+ * options). When the agent enforces ACLs, pass a token in {@code SETPOINT_TOKEN}; its policies need
+ * {@code read}, {@code write} and {@code list} on {@code demo.*.*}, {@code read} and {@code write}
+ * on {@code core.v1.Lease} and {@code write} on {@code core.v1.Event} (see docs/security.md). For an
  * agent serving TLS, like the CLI: {@code SETPOINT_CACERT} (the CA's PEM file; an {@code
  * https://} address trusts the JVM's CAs), and for mutual TLS {@code SETPOINT_CLIENT_CERT} and
  * {@code SETPOINT_CLIENT_KEY}.
@@ -30,7 +32,7 @@ public final class RemoteControllers {
         .tls(envPath("SETPOINT_CACERT"))
         .clientCertificate(envPath("SETPOINT_CLIENT_CERT"), envPath("SETPOINT_CLIENT_KEY"))
         .build();
-    Manager manager = Manager.builder().client(client).build();
+    Manager manager = Manager.builder().client(client).leaderElection("demo-controllers").build();
     DemoControllers.register(manager);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       manager.close();

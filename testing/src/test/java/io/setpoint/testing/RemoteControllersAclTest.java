@@ -38,6 +38,7 @@ class RemoteControllersAclTest {
           .setData(Any.pack(Policy.newBuilder()
               .addRules(Rule.newBuilder().setType("demo.*.*").addPermissions("read").addPermissions("write").addPermissions("list"))
               .addRules(Rule.newBuilder().setType("core.v1.Event").addPermissions("write"))
+              .addRules(Rule.newBuilder().setType("core.v1.Lease").addPermissions("read").addPermissions("write"))
               .build()))
           .build());
       String token = admin.createToken(CreateTokenRequest.newBuilder().addPolicies("demo-controllers").build()).getSecret();

@@ -52,10 +52,18 @@ public final class AsyncSetpointClient {
   private final Rpc rpc;
   /** Sent with every write, status write and delete; the empty fence sends none. */
   private final Fence fence;
+  /** Told of every resource a write or status write stored, before the call completes. */
+  private final Consumer<? super Resource> stored;
 
-  AsyncSetpointClient(Rpc rpc, Fence fence) {
+  AsyncSetpointClient(Rpc rpc, Fence fence, Consumer<? super Resource> stored) {
     this.rpc = rpc;
     this.fence = fence;
+    this.stored = stored;
+  }
+
+  private Resource stored(Resource resource) {
+    stored.accept(resource);
+    return resource;
   }
 
   private boolean fenced() {
@@ -91,7 +99,7 @@ public final class AsyncSetpointClient {
     if (fenced()) {
       request = request.toBuilder().setFence(fence).build();
     }
-    return rpc.unary(ResourceServiceGrpc.getWriteMethod(), request, WriteResponse::getResource);
+    return rpc.unary(ResourceServiceGrpc.getWriteMethod(), request, response -> stored(response.getResource()));
   }
 
   /** Replaces one status entry; see {@link SetpointClient#writeStatus(ID, String, Status)}. */
@@ -106,7 +114,7 @@ public final class AsyncSetpointClient {
     if (fenced()) {
       request.setFence(fence);
     }
-    return rpc.unary(ResourceServiceGrpc.getWriteStatusMethod(), request.build(), WriteStatusResponse::getResource);
+    return rpc.unary(ResourceServiceGrpc.getWriteStatusMethod(), request.build(), response -> stored(response.getResource()));
   }
 
   /** One page of a listing; see {@link SetpointClient#list(ListRequest)}. */

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * A client of a Setpoint server's resource service over gRPC.
@@ -54,16 +55,21 @@ public final class SetpointClient implements AutoCloseable {
   private final Rpc rpc;
   private final AsyncSetpointClient async;
   private final Fence fence;
-  /** Whether closing this client shuts the channel down; a fenced view shares its parent's. */
+  private final Consumer<? super Resource> stored;
+  /** Whether closing this client shuts the channel down; a view shares its parent's. */
   private final boolean ownsChannel;
 
-  private SetpointClient(ManagedChannel channel, Rpc rpc, Fence fence, boolean ownsChannel) {
+  private SetpointClient(
+      ManagedChannel channel, Rpc rpc, Fence fence, Consumer<? super Resource> stored, boolean ownsChannel) {
     this.channel = channel;
     this.rpc = rpc;
-    this.async = new AsyncSetpointClient(rpc, fence);
+    this.async = new AsyncSetpointClient(rpc, fence, stored);
     this.fence = fence;
+    this.stored = stored;
     this.ownsChannel = ownsChannel;
   }
+
+  private static final Consumer<Resource> IGNORED = resource -> {};
 
   /**
    * A client of the server at {@code address} ({@code host:port}) with the default settings. Does
@@ -82,7 +88,7 @@ public final class SetpointClient implements AutoCloseable {
    * @param name how messages refer to the server, e.g. {@code in-process}
    */
   public static SetpointClient over(ManagedChannel channel, String name) {
-    return new SetpointClient(channel, new Rpc(channel, name, Duration.ofSeconds(30)), Fence.getDefaultInstance(), true);
+    return new SetpointClient(channel, new Rpc(channel, name, Duration.ofSeconds(30)), Fence.getDefaultInstance(), IGNORED, true);
   }
 
   /** Starts configuring a client. */
@@ -99,7 +105,17 @@ public final class SetpointClient implements AutoCloseable {
    * shares this client's connection; closing it does nothing.
    */
   public SetpointClient fenced(Fence fence) {
-    return new SetpointClient(channel, rpc, fence, false);
+    return new SetpointClient(channel, rpc, fence, stored, false);
+  }
+
+  /**
+   * This client, calling {@code stored} with every resource a write, create or status write made
+   * through it stored, before the call returns (on the thread that completes it: keep it quick).
+   * A controller manager uses it so that a reconciler's next run sees its own writes. The view
+   * shares this client's connection; closing it does nothing.
+   */
+  public SetpointClient observingWrites(Consumer<? super Resource> stored) {
+    return new SetpointClient(channel, rpc, fence, Objects.requireNonNull(stored, "stored"), false);
   }
 
   /** The fence this client writes with; the empty fence when it writes unfenced. */
@@ -376,7 +392,7 @@ public final class SetpointClient implements AutoCloseable {
         headers.put(Metadata.Key.of(TOKEN_HEADER, Metadata.ASCII_STRING_MARSHALLER), token);
         calls = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers));
       }
-      return new SetpointClient(channel, new Rpc(calls, address, deadline), Fence.getDefaultInstance(), true);
+      return new SetpointClient(channel, new Rpc(calls, address, deadline), Fence.getDefaultInstance(), IGNORED, true);
     }
   }
 

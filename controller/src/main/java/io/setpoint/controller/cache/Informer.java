@@ -41,7 +41,10 @@ final class Informer {
   private volatile boolean closed;
   private volatile Watch current;
   private Thread thread;
-  private long revision;
+  /** The newest revision applied to the store; written by the informer's thread only. */
+  private volatile long revision;
+  /** Notified after the store reflects a newer revision, for {@link #awaitRevision}. */
+  private final Object progress = new Object();
 
   Informer(SetpointClient client, Type type, Scope scope, TypeStore store, Consumer<ResourceEvent> listener) {
     this.client = client;
@@ -58,6 +61,36 @@ final class Informer {
   /** Waits until the first snapshot is in the store. */
   boolean awaitPrimed(Duration timeout) throws InterruptedException {
     return primed.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * Waits until the store reflects every change of this type up to {@code atLeast} (a write's
+   * version); false on timeout.
+   */
+  boolean awaitRevision(long atLeast, Duration timeout) throws InterruptedException {
+    if (revision >= atLeast) {
+      return true;
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (progress) {
+      while (revision < atLeast) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(progress, left);
+      }
+    }
+    return true;
+  }
+
+  private void advance(long to) {
+    if (to > revision) {
+      revision = to;
+      synchronized (progress) {
+        progress.notifyAll();
+      }
+    }
   }
 
   boolean isPrimed() {
@@ -135,7 +168,7 @@ final class Informer {
               dropMissing(seen, event.getRevision());
               seen = null;
             }
-            revision = Math.max(revision, event.getRevision());
+            advance(event.getRevision());
             primed.countDown();
           }
           default -> log.warn("ignoring an unknown watch event for {}", Types.format(type));
@@ -148,7 +181,7 @@ final class Informer {
 
   private void upsert(Resource resource, long eventRevision, boolean initialSnapshot) {
     Resource previous = store.put(resource);
-    revision = Math.max(revision, eventRevision);
+    advance(eventRevision);
     // The first snapshot is reconciled wholesale at startup; later snapshots only report changes.
     if (!initialSnapshot && (previous == null || !previous.getVersion().equals(resource.getVersion()))) {
       listener.accept(new ResourceEvent(ResourceEvent.Kind.UPSERT, previous, resource, eventRevision));
@@ -157,7 +190,7 @@ final class Informer {
 
   private void delete(Resource resource, long eventRevision) {
     Resource previous = store.remove(Keys.of(resource.getId()));
-    revision = Math.max(revision, eventRevision);
+    advance(eventRevision);
     listener.accept(new ResourceEvent(ResourceEvent.Kind.DELETE, previous, resource, eventRevision));
   }
 

@@ -97,6 +97,16 @@ public final class SharedCache implements Cache, AutoCloseable {
     return true;
   }
 
+  /**
+   * Waits until the cache of {@code type} reflects every change of it up to revision {@code
+   * atLeast}, such as the version a write returned; true at once when {@code type} is not cached.
+   * False on timeout.
+   */
+  public boolean awaitRevision(Type type, long atLeast, Duration timeout) throws InterruptedException {
+    Informer informer = informers.get(type);
+    return informer == null || informer.awaitRevision(atLeast, timeout);
+  }
+
   /** How many resources of {@code type} are cached. */
   public int size(Type type) {
     TypeStore store = stores.get(type);

@@ -5,7 +5,7 @@ import io.setpoint.api.Types;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.controller.Controller;
 import io.setpoint.controller.Request;
-import io.setpoint.controller.Runtime;
+import io.setpoint.controller.Result;
 import io.setpoint.controller.cache.SharedCache;
 import io.setpoint.controller.predicate.ResourceEvent;
 import io.setpoint.controller.queue.Priority;
@@ -29,22 +29,27 @@ import org.slf4j.LoggerFactory;
 final class ControllerRunner implements Runner {
   private static final Logger log = LoggerFactory.getLogger(ControllerRunner.class);
   private static final Duration PRIME_TIMEOUT = Duration.ofMinutes(2);
+  /** How long a reconcile waits for the cache to show the previous reconcile's writes. */
+  private static final Duration OWN_WRITES_BOUND = Duration.ofSeconds(5);
 
   private final Controller controller;
   private final SharedCache cache;
-  private final Runtime runtime;
+  private final ControllerRuntime runtime;
   private final WorkQueue<Request> queue;
   private final List<Registration> listeners = new ArrayList<>();
   private final List<AutoCloseable> sources = new ArrayList<>();
   private final Workers<Request> workers;
   private final AtomicBoolean stopping = new AtomicBoolean();
+  private final ReadYourWrites<Request> ownWrites;
 
   private record Registration(io.setpoint.api.v1.Type type, Consumer<ResourceEvent> listener) {}
 
-  ControllerRunner(Controller controller, SharedCache cache, Runtime runtime, ControllerMetrics metrics, Ticker ticker) {
+  ControllerRunner(
+      Controller controller, SharedCache cache, ControllerRuntime runtime, ControllerMetrics metrics, Ticker ticker) {
     this.controller = controller;
     this.cache = cache;
     this.runtime = runtime;
+    this.ownWrites = new ReadYourWrites<>(cache, OWN_WRITES_BOUND);
     this.queue = WorkQueue.<Request>builder()
         .ticker(ticker)
         .backoff(controller.backoffBase(), controller.backoffMax())
@@ -53,7 +58,13 @@ final class ControllerRunner implements Runner {
         .build();
     this.workers = new Workers<>(controller.name(), queue, metrics, ticker,
         new Workers.Policy(controller.reconcileTimeout(), controller.resync(), Integer.MAX_VALUE, "resource"),
-        ctx -> controller.reconciler().reconcile(ctx, runtime, ctx.key()));
+        this::reconcile);
+  }
+
+  /** One reconcile, once the cache shows what the previous reconcile of the same key wrote. */
+  private Result reconcile(WorkContext<Request> ctx) throws Exception {
+    ownWrites.awaitOwnWrites(ctx.key());
+    return controller.reconciler().reconcile(ctx, runtime.writingThrough(ownWrites.tracking(runtime.client(), ctx.key())), ctx.key());
   }
 
   Controller controller() {

@@ -9,4 +9,9 @@ import org.slf4j.Logger;
 
 /** The {@link Runtime} a manager hands its controllers. */
 record ControllerRuntime(SetpointClient client, Cache cache, Logger logger, EventRecorder events, Clock clock)
-    implements Runtime {}
+    implements Runtime {
+  /** The same runtime, writing through {@code writer}. */
+  ControllerRuntime writingThrough(SetpointClient writer) {
+    return new ControllerRuntime(writer, cache, logger, events, clock);
+  }
+}

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.Any;
 import io.setpoint.api.Ids;
+import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.WriteRequest;
@@ -92,12 +93,12 @@ class OwnerRaceTest {
     }
 
     @Override
-    public Resource writeCas(Resource resource) {
+    public Resource writeCas(Resource resource, Fence fence) {
       if (deleteOwnerBeforeNextCreate && resource.hasOwner() && resource.getVersion().isEmpty()) {
         deleteOwnerBeforeNextCreate = false;
         delegate.deleteCas(resource.getOwner(), "");
       }
-      return super.writeCas(resource);
+      return super.writeCas(resource, fence);
     }
   }
 }

@@ -26,6 +26,11 @@ import static io.setpoint.storage.conformance.Fixtures.withoutUid;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import com.google.protobuf.Any;
+import com.google.protobuf.Timestamp;
+import io.setpoint.api.Types;
+import io.setpoint.api.core.v1.Lease;
+import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
@@ -257,6 +262,67 @@ public abstract class BackendConformanceTest {
   void health_aRunningBackendThatTookAWriteIsHealthy() {
     backend.writeCas(resource(id("a")));
     assertThat(backend.health()).isEqualTo(Health.OK);
+  }
+
+  // ---- Fences: a write applied only while a lease is held, checked with the write.
+
+  private Resource storeLease(String name, String holder, long epoch, boolean released) {
+    Timestamp renewed = Timestamp.newBuilder().setSeconds(1_000).build();
+    Timestamp expires = released ? renewed : Timestamp.newBuilder().setSeconds(1_015).build();
+    ID leaseId = id(Types.LEASE, CLUSTER, name);
+    Resource current;
+    try {
+      current = backend.read(Consistency.STRONG, leaseId);
+    } catch (StorageException e) {
+      current = resource(leaseId);
+    }
+    return backend.writeCas(current.toBuilder()
+        .setData(Any.pack(Lease.newBuilder().setGroup("election").setHolder(holder).setEpoch(epoch)
+            .setRenewedAt(renewed).setExpiresAt(expires).build()))
+        .build());
+  }
+
+  private static Fence fence(String lease, String holder, long epoch) {
+    return Fence.newBuilder().setLease(lease).setHolder(holder).setEpoch(epoch).build();
+  }
+
+  @Test
+  void fence_aWriteOrDeleteFencedByAHeldLeaseIsApplied() throws Exception {
+    storeLease("leader", "a", 3, false);
+    Resource stored = backend.writeCas(resource(id("a")), fence("leader", "a", 3));
+    assertThat(backend.read(Consistency.STRONG, id("a"))).isEqualTo(stored);
+    assertThat(backend.writeCasAsync(changed(stored, "again"), fence("leader", "a", 3)).get()).isNotNull();
+    assertThat(backend.deleteCas(id("a"), "", fence("leader", "a", 3))).isNotNull();
+    assertFails(Reason.NOT_FOUND, () -> backend.read(Consistency.STRONG, id("a")));
+  }
+
+  @Test
+  void fence_aLeaseHeldByAnotherHolderOrAtAnotherEpochRefusesTheWriteAndChangesNothing() {
+    Resource stored = backend.writeCas(resource(id("a")));
+    storeLease("leader", "b", 4, false);
+    StorageException taken =
+        assertFails(Reason.FENCED, () -> backend.writeCas(changed(stored, "late"), fence("leader", "a", 3)));
+    assertThat(taken.getMessage()).contains("lease leader", "held by b at epoch 4");
+    assertFails(Reason.FENCED, () -> backend.writeCas(changed(stored, "late"), fence("leader", "b", 3)));
+    assertFails(Reason.FENCED, () -> backend.deleteCas(id("a"), "", fence("leader", "a", 3)));
+    assertFails(Reason.FENCED, () -> {
+      try {
+        return backend.writeCasAsync(changed(stored, "late"), fence("leader", "a", 3)).join();
+      } catch (java.util.concurrent.CompletionException e) {
+        throw (RuntimeException) e.getCause();
+      }
+    });
+    assertThat(backend.read(Consistency.STRONG, id("a"))).isEqualTo(stored);
+  }
+
+  @Test
+  void fence_aReleasedOrMissingLeaseRefusesTheWrite() {
+    assertThat(assertFails(Reason.FENCED, () -> backend.writeCas(resource(id("a")), fence("nobody", "a", 1)))
+        .getMessage()).contains("does not exist");
+    storeLease("leader", "a", 1, true);
+    assertThat(assertFails(Reason.FENCED, () -> backend.writeCas(resource(id("a")), fence("leader", "a", 1)))
+        .getMessage()).contains("released");
+    assertFails(Reason.NOT_FOUND, () -> backend.read(Consistency.STRONG, id("a")));
   }
 
   // ---- Read: not found, consistency levels, uid, group version.

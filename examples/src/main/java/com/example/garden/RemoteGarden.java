@@ -1,14 +1,18 @@
 package com.example.garden;
 
 import io.setpoint.client.SetpointClient;
+import io.setpoint.controller.manager.LeaseElection;
 import io.setpoint.controller.manager.Manager;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs the plant controller in its own JVM against a remote agent over gRPC: the same controller
- * {@link GardenAgent} runs in-process. When the agent enforces ACLs, pass a token in {@code
- * SETPOINT_TOKEN} whose policies grant {@code read}, {@code list} and {@code write} on
- * {@code garden.v1.Plant}.
+ * {@link GardenAgent} runs in-process. Run it in several JVMs for high availability: they elect
+ * one leader, which runs the controller with its writes fenced by its lease. When the agent
+ * enforces ACLs, pass a token in {@code SETPOINT_TOKEN} whose policies grant {@code read}, {@code
+ * list} and {@code write} on {@code garden.v1.Plant}, and {@code read} and {@code write} on {@code
+ * core.v1.Lease}.
  *
  * <pre>
  * java -cp 'target/garden.jar:target/lib/*' com.example.garden.RemoteGarden [localhost:8500]
@@ -34,9 +38,18 @@ public final class RemoteGarden {
   }
 
   // snippet:start remote
-  /** Starts a manager running the plant controller through {@code client}. */
+  /**
+   * Starts a manager running the plant controller through {@code client}, while it holds the
+   * lease of the election {@code garden-controllers}.
+   */
   static Manager start(SetpointClient client) {
-    Manager manager = Manager.builder().client(client).build();
+    Manager manager = Manager.builder()
+        .client(client)
+        .leaderElection(LeaseElection.named("garden-controllers")
+            .leaseDuration(Duration.ofSeconds(15)) // a standby takes over after 15 s without renewal
+            .renewDeadline(Duration.ofSeconds(10)) // the leader steps down after 10 s without renewing
+            .retryPeriod(Duration.ofSeconds(2))) //    and renews every 2 s
+        .build();
     manager.register(PlantController.controller());
     manager.start();
     return manager;

@@ -186,14 +186,18 @@ class ControllerRuntimeTest {
   @Test
   void aReconcileThatOverrunsItsTimeoutIsCancelledAndRetried() {
     CountDownLatch never = new CountDownLatch(1);
+    CountDownLatch hanging = new CountDownLatch(1);
     SetpointExtension setpoint = start(b -> b.reconcileTimeout(Duration.ofMillis(200)), (ctx, rt, req) -> {
       if (ctx.retries() == 0) {
+        hanging.countDown();
         never.await(); // interrupted by the timeout
       }
       return Result.done();
     });
     try {
       label(setpoint, "slow", "");
+      await().atMost(Duration.ofSeconds(30)).until(() -> hanging.getCount() == 0);
+      ticker.advance(Duration.ofMillis(200)); // the timeout, on the manager's ticker
       awaitAttempts(1);
       assertThat(attempts.get(0).cancelled()).isTrue();
 

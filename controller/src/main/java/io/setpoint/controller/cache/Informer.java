@@ -12,6 +12,7 @@ import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import io.setpoint.client.Watch;
 import io.setpoint.controller.predicate.ResourceEvent;
+import io.setpoint.controller.time.Ticker;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
@@ -37,6 +38,7 @@ final class Informer {
   private final Scope scope;
   private final TypeStore store;
   private final Consumer<ResourceEvent> listener;
+  private final Ticker ticker;
   private final CountDownLatch primed = new CountDownLatch(1);
   private volatile boolean closed;
   private volatile Watch current;
@@ -46,7 +48,9 @@ final class Informer {
   /** Notified after the store reflects a newer revision, for {@link #awaitRevision}. */
   private final Object progress = new Object();
 
-  Informer(SetpointClient client, Type type, Scope scope, TypeStore store, Consumer<ResourceEvent> listener) {
+  Informer(SetpointClient client, Type type, Scope scope, TypeStore store, Consumer<ResourceEvent> listener,
+      Ticker ticker) {
+    this.ticker = ticker;
     this.client = client;
     this.type = type;
     this.scope = scope;
@@ -130,7 +134,7 @@ final class Informer {
         log.error("watch of {} failed; listing afresh in {} ms", Types.format(type), backoff.toMillis(), e);
       }
       try {
-        Thread.sleep(backoff);
+        ticker.sleep(backoff);
       } catch (InterruptedException e) {
         return;
       }

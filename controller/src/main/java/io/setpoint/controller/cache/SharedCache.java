@@ -9,6 +9,7 @@ import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.TypeInfo;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.predicate.ResourceEvent;
+import io.setpoint.controller.time.Ticker;
 import io.setpoint.resource.Decoded;
 import io.setpoint.resource.Hooks;
 import java.time.Duration;
@@ -34,8 +35,17 @@ public final class SharedCache implements Cache, AutoCloseable {
   private final Map<Type, List<Consumer<ResourceEvent>>> listeners = new ConcurrentHashMap<>();
   private final Map<String, Query> queries = new ConcurrentHashMap<>();
 
+  private final Ticker ticker;
+
+  /** A cache of what {@code client}'s server stores, filled by one watch per type. */
   public SharedCache(SetpointClient client) {
+    this(client, Ticker.system());
+  }
+
+  /** A cache whose watches back off, after a failure, on {@code ticker}'s time. */
+  public SharedCache(SetpointClient client, Ticker ticker) {
     this.client = client;
+    this.ticker = ticker;
   }
 
   /**
@@ -45,7 +55,7 @@ public final class SharedCache implements Cache, AutoCloseable {
    */
   public void watch(Type type) {
     informers.computeIfAbsent(type, t -> {
-      Informer informer = new Informer(client, t, scope(t), store(t), event -> dispatch(t, event));
+      Informer informer = new Informer(client, t, scope(t), store(t), event -> dispatch(t, event), ticker);
       informer.start();
       return informer;
     });

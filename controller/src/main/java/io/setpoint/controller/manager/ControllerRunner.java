@@ -72,6 +72,11 @@ final class ControllerRunner implements Runner {
   }
 
   @Override
+  public void onFailure(Consumer<Throwable> listener) {
+    workers.onFailure(listener);
+  }
+
+  @Override
   public int queueDepth() {
     return queue.depth();
   }

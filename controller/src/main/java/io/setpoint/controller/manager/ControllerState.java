@@ -5,8 +5,10 @@ import io.setpoint.controller.Placement;
 import java.util.Optional;
 
 /**
- * A registered controller as the manager sees it now. {@code failure} says why it gave up starting
- * (say, a type the server does not know); it is empty while the controller runs or is retried.
+ * A registered controller as the manager sees it now. {@code failure} says why it does not run
+ * although it should: the error it is being restarted after (it failed to start, or failed while
+ * running), with the backoff, or why it gave up (say, a type the server does not know). It is empty
+ * while the controller runs, while it starts for the first time, and while it is not placed here.
  */
 public record ControllerState(
     String name, Type managedType, Placement placement, boolean running, int queueDepth, Optional<String> failure) {}

@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,6 +92,11 @@ final class LoopEngine<K, T> implements Runner {
     workers.stop(deadline);
     loop.locker().close();
     log.info("loop {} stopped", loop.name());
+  }
+
+  @Override
+  public void onFailure(Consumer<Throwable> listener) {
+    workers.onFailure(listener);
   }
 
   @Override

@@ -56,7 +56,7 @@ public final class Manager implements AutoCloseable {
 
   private Manager(Builder b) {
     this.client = b.client;
-    this.cache = new SharedCache(b.client);
+    this.cache = new SharedCache(b.client, b.ticker);
     this.meters = b.meters;
     this.clock = b.clock;
     this.ticker = b.ticker;
@@ -81,7 +81,7 @@ public final class Manager implements AutoCloseable {
       throw new IllegalArgumentException("a controller named " + controller.name() + " is already registered");
     }
     ControllerMetrics metrics = new ControllerMetrics(meters, controller.name());
-    Supervisor supervisor = new Supervisor(controller.name(), () -> runner(controller, metrics), drain);
+    Supervisor supervisor = new Supervisor(controller.name(), () -> runner(controller, metrics), drain, ticker);
     controllers.put(controller.name(), new Supervised(controller, supervisor));
     if (started) {
       place(controllers.get(controller.name()));
@@ -102,7 +102,7 @@ public final class Manager implements AutoCloseable {
       throw new IllegalArgumentException("a controller or loop named " + loop.name() + " is already registered");
     }
     ControllerMetrics metrics = new ControllerMetrics(meters, loop.name());
-    Supervisor supervisor = new Supervisor(loop.name(), () -> new LoopEngine<>(loop, metrics, ticker), drain);
+    Supervisor supervisor = new Supervisor(loop.name(), () -> new LoopEngine<>(loop, metrics, ticker), drain, ticker);
     loops.put(loop.name(), supervisor);
     if (started && !closed) {
       supervisor.ensureRunning();

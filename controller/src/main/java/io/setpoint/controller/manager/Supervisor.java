@@ -1,6 +1,7 @@
 package io.setpoint.controller.manager;
 
 import io.setpoint.controller.cache.UnknownTypeException;
+import io.setpoint.controller.time.Ticker;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -8,37 +9,46 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps one controller or loop running while it should run: starts it, restarts it with backoff when it
- * fails to start (0.5 s doubling to 1 min; a run that lasted past the 2 s flap threshold resets
- * the backoff), and stops it. A failing controller never takes the process down. A start that
- * cannot succeed by retrying (a type the server does not know) fails the controller once: it is
- * logged, kept as {@link #failure()}, and tried again only when the controller is next placed here.
+ * Keeps one controller or loop running while it should run: starts it, restarts it with backoff
+ * when it fails to start or fails while running (0.5 s doubling to 1 min; a run that lasted past
+ * the 2 s flap threshold resets the backoff), and stops it. A failing controller never takes the
+ * process down. A start that cannot succeed by retrying (a type the server does not know) fails the
+ * controller once: it is logged, kept as {@link #failure()}, and tried again only when the
+ * controller is next placed here. All waiting is on the {@link Ticker}, so tests drive it.
  */
 final class Supervisor {
   private static final Logger log = LoggerFactory.getLogger(Supervisor.class);
-  private static final Duration MIN_BACKOFF = Duration.ofMillis(500);
-  private static final Duration MAX_BACKOFF = Duration.ofMinutes(1);
-  private static final Duration FLAP_THRESHOLD = Duration.ofSeconds(2);
+  static final Duration MIN_BACKOFF = Duration.ofMillis(500);
+  static final Duration MAX_BACKOFF = Duration.ofMinutes(1);
+  static final Duration FLAP_THRESHOLD = Duration.ofSeconds(2);
 
   private final String name;
   private final Supplier<? extends Runner> factory;
   private final Duration drain;
+  private final Ticker ticker;
   private Runner running;
+  /** When the running runner started, on the ticker. */
+  private long runningSince;
   private Thread starter;
   private boolean wanted;
   private String failure;
+  private Duration backoff = MIN_BACKOFF;
 
-  Supervisor(String name, Supplier<? extends Runner> factory, Duration drain) {
+  Supervisor(String name, Supplier<? extends Runner> factory, Duration drain, Ticker ticker) {
     this.name = name;
     this.factory = factory;
     this.drain = drain;
+    this.ticker = ticker;
   }
 
   synchronized Runner running() {
     return running;
   }
 
-  /** Why the controller gave up starting, until it is next stopped; empty while it runs or retries. */
+  /**
+   * Why the controller does not run although it should: the error it is being restarted after, or
+   * the reason it gave up; empty while it runs, and while it starts for the first time.
+   */
   synchronized Optional<String> failure() {
     return Optional.ofNullable(failure);
   }
@@ -49,7 +59,9 @@ final class Supervisor {
       return;
     }
     wanted = true;
-    starter = Thread.ofVirtual().name("setpoint-supervisor-" + name).start(this::startWithRetries);
+    backoff = MIN_BACKOFF;
+    long now = ticker.read();
+    starter = Thread.ofVirtual().name("setpoint-supervisor-" + name).start(() -> startWithRetries(now));
   }
 
   /** Stops the controller, draining in-flight reconciles. */
@@ -72,21 +84,62 @@ final class Supervisor {
     }
   }
 
-  private void startWithRetries() {
-    Duration backoff = MIN_BACKOFF;
+  /** A running runner failed: stop what is left of it and start a new one after the backoff. */
+  private void failed(Runner runner, Throwable cause) {
+    Duration wait;
+    synchronized (this) {
+      if (running != runner || !wanted) {
+        return;
+      }
+      running = null;
+      if (Duration.ofNanos(ticker.read() - runningSince).compareTo(FLAP_THRESHOLD) > 0) {
+        backoff = MIN_BACKOFF;
+      }
+      wait = backoff;
+      long wakeAt = ticker.read() + wait.toNanos();
+      failure = "failed while running (" + cause + "); restarting in " + wait.toMillis() + " ms";
+      log.error("controller {} failed while running; restarting in {} ms", name, wait.toMillis(), cause);
+      starter = Thread.ofVirtual().name("setpoint-supervisor-" + name).start(() -> {
+        runner.stop(Duration.ZERO);
+        startWithRetries(wakeAt);
+      });
+    }
+  }
+
+  /**
+   * Starts a runner once the ticker reads {@code wakeAt}, and again after each failed start. Every
+   * wake-up time is fixed when the failure is seen, so a jump of a manual ticker that comes before
+   * this thread waits still counts.
+   */
+  private void startWithRetries(long firstWakeAt) {
+    long wakeAt = firstWakeAt;
+    boolean backingOff = false;
     while (true) {
+      try {
+        ticker.sleepUntil(wakeAt);
+      } catch (InterruptedException e) {
+        return;
+      }
+      synchronized (this) {
+        if (backingOff || failure != null) {
+          backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+        }
+      }
       synchronized (this) {
         if (!wanted) {
           return;
         }
       }
       Runner runner = factory.get();
-      long began = System.nanoTime();
+      runner.onFailure(cause -> failed(runner, cause));
+      long began = ticker.read();
       try {
         runner.start();
         synchronized (this) {
           if (wanted) {
             running = runner;
+            runningSince = ticker.read();
+            failure = null;
             return;
           }
         }
@@ -100,18 +153,21 @@ final class Supervisor {
         giveUp(e.getMessage());
         return;
       } catch (Exception | LinkageError e) {
-        runner.stop(Duration.ZERO);
-        if (Duration.ofNanos(System.nanoTime() - began).compareTo(FLAP_THRESHOLD) > 0) {
-          backoff = MIN_BACKOFF;
+        Duration wait;
+        synchronized (this) {
+          if (Duration.ofNanos(ticker.read() - began).compareTo(FLAP_THRESHOLD) > 0) {
+            backoff = MIN_BACKOFF;
+          }
+          wait = backoff;
+          wakeAt = ticker.read() + wait.toNanos();
+          backingOff = true;
+          if (wanted) {
+            failure = "failed to start (" + e + "); retrying in " + wait.toMillis() + " ms";
+          }
         }
-        log.error("controller {} failed to start; retrying in {} ms", name, backoff.toMillis(), e);
+        runner.stop(Duration.ZERO);
+        log.error("controller {} failed to start; retrying in {} ms", name, wait.toMillis(), e);
       }
-      try {
-        Thread.sleep(backoff);
-      } catch (InterruptedException e) {
-        return;
-      }
-      backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.setpoint.controller.manager;
 
+import io.setpoint.controller.time.Ticker;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -11,15 +12,19 @@ final class Watchdog {
 
   private Watchdog() {}
 
-  /** Cancels {@code ctx} and interrupts {@code worker} after {@code timeout}; zero arms nothing. */
-  static Watchdog arm(Duration timeout, WorkContext<?> ctx, Thread worker) {
+  /**
+   * Cancels {@code ctx} and interrupts {@code worker} after {@code timeout} of {@code ticker}'s
+   * time; zero arms nothing.
+   */
+  static Watchdog arm(Duration timeout, WorkContext<?> ctx, Thread worker, Ticker ticker) {
     if (timeout.isZero()) {
       return NONE;
     }
     Watchdog watchdog = new Watchdog();
+    long deadline = ticker.read() + timeout.toNanos();
     watchdog.timer = Thread.ofVirtual().start(() -> {
       try {
-        Thread.sleep(timeout);
+        ticker.sleepUntil(deadline);
       } catch (InterruptedException e) {
         return;
       }

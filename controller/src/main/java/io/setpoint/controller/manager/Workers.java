@@ -14,6 +14,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -60,6 +61,8 @@ final class Workers<K> {
   private final Body<K> body;
   private final List<Thread> threads = new ArrayList<>();
   private final Set<WorkContext<K>> running = ConcurrentHashMap.newKeySet();
+  private volatile Consumer<Throwable> failed = cause -> {};
+  private volatile boolean stopping;
 
   Workers(String name, WorkQueue<K> queue, ControllerMetrics metrics, Ticker ticker, Policy policy, Body<K> body) {
     this.name = name;
@@ -68,6 +71,14 @@ final class Workers<K> {
     this.ticker = ticker;
     this.policy = policy;
     this.body = body;
+  }
+
+  /**
+   * Calls {@code listener} if a worker thread ends other than by being stopped (a bug in the
+   * engine: a reconciler's failures, errors included, are retried and never end a worker).
+   */
+  void onFailure(Consumer<Throwable> listener) {
+    this.failed = Objects.requireNonNull(listener, "listener");
   }
 
   /** Starts {@code concurrency} workers. */
@@ -82,26 +93,35 @@ final class Workers<K> {
    * interrupts whatever still runs.
    */
   void stop(Duration deadline) {
+    stopping = true;
     queue.shutDownAndDrain(deadline);
     running.forEach(WorkContext::cancel);
     threads.forEach(Thread::interrupt);
   }
 
   private void work() {
-    while (true) {
-      WorkItem<K> item;
-      try {
-        item = queue.take();
-      } catch (InterruptedException e) {
-        return;
+    try {
+      while (true) {
+        WorkItem<K> item;
+        try {
+          item = queue.take();
+        } catch (InterruptedException e) {
+          return;
+        }
+        if (item == null) {
+          return;
+        }
+        try {
+          run(item);
+        } finally {
+          queue.done(item.key());
+        }
       }
-      if (item == null) {
-        return;
-      }
-      try {
-        run(item);
-      } finally {
-        queue.done(item.key());
+    } catch (Throwable t) {
+      if (!stopping) {
+        // Never silently: the supervisor restarts the controller, and says why it does.
+        log.error("a worker of {} died", name, t);
+        failed.accept(t);
       }
     }
   }
@@ -110,7 +130,7 @@ final class Workers<K> {
     K key = item.key();
     Duration waited = item.queueWait();
     WorkContext<K> ctx = new WorkContext<>(name, key, item.triggers(), item.retries(), waited);
-    Watchdog watchdog = Watchdog.arm(policy.timeout(), ctx, Thread.currentThread());
+    Watchdog watchdog = Watchdog.arm(policy.timeout(), ctx, Thread.currentThread(), ticker);
     running.add(ctx);
     MDC.put("controller", name);
     MDC.put(policy.mdcKey(), key.toString());

@@ -48,18 +48,27 @@ public interface Ticker {
    * @throws InterruptedException when interrupted while waiting
    */
   default void sleep(Duration duration) throws InterruptedException {
-    long start = read();
-    long nanos = duration.toNanos();
+    sleepUntil(read() + duration.toNanos());
+  }
+
+  /**
+   * Blocks until this ticker reads {@code deadline} or later (compared by difference, as {@link
+   * #read()} readings must be). A deadline taken before handing the wait to another thread is not
+   * missed by a jump that comes before that thread starts waiting.
+   *
+   * @throws InterruptedException when interrupted while waiting
+   */
+  default void sleepUntil(long deadline) throws InterruptedException {
     if (!isManual()) {
       long left;
-      while ((left = nanos - (read() - start)) > 0) {
+      while ((left = deadline - read()) > 0) {
         Thread.sleep(Duration.ofNanos(left));
       }
       return;
     }
     Semaphore jumped = new Semaphore(0);
     try (Registration ignored = onAdvance(jumped::release)) {
-      while (read() - start < nanos) {
+      while (deadline - read() > 0) {
         jumped.acquire();
       }
     }

@@ -239,6 +239,8 @@ class LoopGuaranteesTest {
         .handleTimeout(Duration.ofMillis(200))
         .build();
     start(loop);
+    await().atMost(WAIT).until(() -> triggers.size() == 1);
+    ticker.advance(Duration.ofMillis(200)); // the timeout, on the loop's ticker
     await().atMost(WAIT).until(() -> meters.get("workqueue.retries").tag("name", "test-loop").counter().count() == 1);
     ticker.advance(Duration.ofMillis(5)); // the first retry's backoff
 

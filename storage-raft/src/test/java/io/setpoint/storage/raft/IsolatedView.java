@@ -1,5 +1,6 @@
 package io.setpoint.storage.raft;
 
+import io.setpoint.api.Types;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
@@ -42,12 +43,12 @@ final class IsolatedView implements Backend {
 
   @Override
   public Resource writeCas(Resource resource, Fence fence) {
-    return out(shared.writeCas(in(resource), fence));
+    return out(shared.writeCas(in(resource), in(fence)));
   }
 
   @Override
   public Resource deleteCas(ID id, String version, Fence fence) {
-    return out(shared.deleteCas(in(id), version, fence));
+    return out(shared.deleteCas(in(id), version, in(fence)));
   }
 
   @Override
@@ -105,12 +106,27 @@ final class IsolatedView implements Backend {
     return type.toBuilder().setGroup(group.substring(0, group.length() - suffix.length())).build();
   }
 
+  // Fences name their lease by name alone, as core.v1.Lease: leases keep their type and carry the
+  // suffix in their name instead.
   private ID in(ID id) {
+    if (id.getType().equals(Types.LEASE)) {
+      return id.toBuilder().setName(id.getName() + suffix).build();
+    }
     return id.toBuilder().setType(in(id.getType())).build();
   }
 
   private ID out(ID id) {
+    if (id.getType().equals(Types.LEASE)) {
+      if (!id.getName().endsWith(suffix)) {
+        throw new AssertionError("a lease of another view leaked into this one: " + id);
+      }
+      return id.toBuilder().setName(id.getName().substring(0, id.getName().length() - suffix.length())).build();
+    }
     return id.toBuilder().setType(out(id.getType())).build();
+  }
+
+  private Fence in(Fence fence) {
+    return fence.getLease().isEmpty() ? fence : fence.toBuilder().setLease(fence.getLease() + suffix).build();
   }
 
   private Resource in(Resource r) {

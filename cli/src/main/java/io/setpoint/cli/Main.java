@@ -15,7 +15,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
 /**
  * The {@code setpoint} command: {@code setpoint agent -dev} runs a server, {@code setpoint
  * resource read|list|apply|delete|watch} talks to one, {@code setpoint type apply -f x.proto} adds
- * types to it, {@code setpoint acl bootstrap|token create} creates tokens, {@code setpoint demo
+ * types to it, {@code setpoint acl bootstrap|token create} creates tokens, {@code setpoint controller
+ * list|reconcile} shows the agent's controllers and reconciles on demand, {@code setpoint demo
  * controllers} runs the demo's controllers in a process of their own.
  *
  * <p>Exit codes: 0 on success, 1 when the operation failed (a server error, an unreachable
@@ -29,7 +30,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     versionProvider = Main.Version.class,
     description = "A resource-oriented control plane for the JVM.",
     subcommands = {AgentCommand.class, ResourceCommand.class, TypeCommand.class, AclCommand.class, OperatorCommand.class, BenchCommand.class,
-        DemoCommand.class,
+        ControllerCommand.class, DemoCommand.class,
         CommandLine.HelpCommand.class})
 public final class Main {
   static final int FAILED = 1;

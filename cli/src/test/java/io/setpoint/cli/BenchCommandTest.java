@@ -48,7 +48,9 @@ class BenchCommandTest {
 
   @Test
   void typesComparesARuntimeTypeWithTheSameMessageCompiledIn() {
-    CliRun run = CliRun.run("bench", "types", "-clients", "2", "-cold", "4", "-warmup", "0", "-duration", "1");
+    // The cold window starts before the agent does, in a fresh JVM: on two busy cores starting takes
+    // a few seconds, so a window of 4 s sometimes held no write at all.
+    CliRun run = CliRun.run("bench", "types", "-clients", "2", "-cold", "8", "-warmup", "0", "-duration", "1");
 
     assertThat(run.code()).as(run.toString()).isZero();
     assertThat(run.out())

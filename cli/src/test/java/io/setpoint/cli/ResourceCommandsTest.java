@@ -22,7 +22,7 @@ import io.setpoint.server.agent.Agent;
 import io.setpoint.server.service.ServiceLimits;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.Page;
-import io.setpoint.storage.conformance.ForwardingBackend;
+import io.setpoint.storage.ForwardingBackend;
 import io.setpoint.storage.memory.MemoryBackend;
 import io.setpoint.testkit.FreePorts;
 import java.io.IOException;

@@ -11,6 +11,11 @@ import io.setpoint.api.acl.v1.BootstrapResponse;
 import io.setpoint.api.acl.v1.CreateTokenRequest;
 import io.setpoint.api.acl.v1.CreateTokenResponse;
 import io.setpoint.api.v1.DeleteRequest;
+import io.setpoint.api.controller.v1.ControllerInfo;
+import io.setpoint.api.controller.v1.ControllerServiceGrpc;
+import io.setpoint.api.controller.v1.ListControllersRequest;
+import io.setpoint.api.controller.v1.ListControllersResponse;
+import io.setpoint.api.controller.v1.ReconcileRequest;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.ListByOwnerRequest;
@@ -203,6 +208,18 @@ public final class AsyncSetpointClient {
   public CompletableFuture<String> transferRaftLeader(String to) {
     TransferLeaderRequest request = TransferLeaderRequest.newBuilder().setTo(to).build();
     return rpc.unary(OperatorServiceGrpc.getTransferLeaderMethod(), request, TransferLeaderResponse::getLeader);
+  }
+
+  /** The agent's controllers; see {@link SetpointClient#controllers()}. */
+  public CompletableFuture<List<ControllerInfo>> controllers() {
+    return rpc.unary(ControllerServiceGrpc.getListControllersMethod(), ListControllersRequest.getDefaultInstance(),
+        ListControllersResponse::getControllersList);
+  }
+
+  /** Queues a reconcile; see {@link SetpointClient#reconcile(String, ID)}. */
+  public CompletableFuture<Void> reconcile(String controller, ID id) {
+    ReconcileRequest request = ReconcileRequest.newBuilder().setController(controller).setId(id).build();
+    return rpc.unary(ControllerServiceGrpc.getReconcileMethod(), request, response -> null);
   }
 
   /**

@@ -10,6 +10,7 @@ import io.setpoint.api.operator.v1.ListPeersResponse;
 import io.setpoint.api.acl.v1.BootstrapResponse;
 import io.setpoint.api.acl.v1.CreateTokenRequest;
 import io.setpoint.api.acl.v1.CreateTokenResponse;
+import io.setpoint.api.controller.v1.ControllerInfo;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.ListRequest;
@@ -258,6 +259,24 @@ public final class SetpointClient implements AutoCloseable {
    */
   public String transferRaftLeader(String to) {
     return Rpc.await(async.transferRaftLeader(to));
+  }
+
+  /**
+   * The controllers the agent runs, with their placement, whether each runs on this member, its
+   * queue depth and why it fails, if it does. Needs {@code operator:read}.
+   */
+  public List<ControllerInfo> controllers() {
+    return Rpc.await(async.controllers());
+  }
+
+  /**
+   * Queues the resource {@code id} for the agent's controller {@code controller} with a MANUAL
+   * trigger, and returns once it is queued. Needs {@code operator:write}; {@code NOT_FOUND} for an
+   * unknown controller, {@code FAILED_PRECONDITION} when it does not run on this member (a
+   * SINGLETON controller runs on the Raft leader).
+   */
+  public void reconcile(String controller, ID id) {
+    Rpc.await(async.reconcile(controller, id));
   }
 
   /**

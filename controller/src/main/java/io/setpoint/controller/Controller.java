@@ -42,6 +42,7 @@ public record Controller(
     Placement placement,
     Duration backoffBase,
     Duration backoffMax,
+    RateLimit rateLimit,
     Duration resync,
     int concurrency,
     Duration reconcileTimeout,
@@ -98,6 +99,7 @@ public record Controller(
     private Placement placement = Placement.SINGLETON;
     private Duration backoffBase = Duration.ofMillis(5);
     private Duration backoffMax = Duration.ofSeconds(1000);
+    private RateLimit rateLimit = RateLimit.UNLIMITED;
     private Duration resync = Duration.ofHours(8);
     private int concurrency = 1;
     private Duration reconcileTimeout = Duration.ZERO;
@@ -179,6 +181,15 @@ public record Controller(
       return this;
     }
 
+    /**
+     * Limits retries across all requests to {@code perSecond}, with bursts of up to {@code burst},
+     * on top of each request's backoff (default: no limit). See {@link RateLimit}.
+     */
+    public Builder rateLimit(double perSecond, int burst) {
+      this.rateLimit = RateLimit.of(perSecond, burst);
+      return this;
+    }
+
     /** Reconciles every resource again this often, minus up to 10% jitter (default 8 h; zero: never). */
     public Builder resync(Duration resync) {
       if (resync.isNegative()) {
@@ -211,7 +222,8 @@ public record Controller(
       Objects.requireNonNull(reconciler, "reconciler");
       String controllerName = name != null ? name : Types.format(managedType).toLowerCase(java.util.Locale.ROOT);
       return new Controller(controllerName, managedType, watches, indexes, queries, sources, filter,
-          initializer, placement, backoffBase, backoffMax, resync, concurrency, reconcileTimeout, reconciler);
+          initializer, placement, backoffBase, backoffMax, rateLimit, resync, concurrency, reconcileTimeout,
+          reconciler);
     }
   }
 }

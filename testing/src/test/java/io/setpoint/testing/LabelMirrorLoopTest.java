@@ -104,7 +104,7 @@ class LabelMirrorLoopTest {
 
   private static Loop<String, Entry> withLocker(Loop<String, Entry> l, Locker<String> locker) {
     return new Loop<>(l.name(), l.listerWatcher(), l.store(), l.handler(), locker, l.resync(),
-        l.concurrency(), l.backoffBase(), l.backoffMax(), l.maxRetries(), l.handleTimeout());
+        l.concurrency(), l.backoffBase(), l.backoffMax(), l.rateLimit(), l.maxRetries(), l.handleTimeout());
   }
 
   @Test

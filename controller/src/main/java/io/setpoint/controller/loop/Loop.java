@@ -1,5 +1,6 @@
 package io.setpoint.controller.loop;
 
+import io.setpoint.controller.RateLimit;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -46,6 +47,7 @@ import java.util.Objects;
  * @param concurrency how many keys to handle at once; default 1
  * @param backoffBase the first retry delay; default 5 ms
  * @param backoffMax the longest retry delay; default 1000 s
+ * @param rateLimit a token bucket over all retries, on top of each key's backoff; default none
  * @param maxRetries how many times a failing key is retried before it is dropped until its next
  *     list or event; default {@link Integer#MAX_VALUE} (always)
  * @param handleTimeout how long a handling may run before it is cancelled; zero (the default) for
@@ -63,6 +65,7 @@ public record Loop<K, T>(
     int concurrency,
     Duration backoffBase,
     Duration backoffMax,
+    RateLimit rateLimit,
     int maxRetries,
     Duration handleTimeout) {
 
@@ -84,6 +87,7 @@ public record Loop<K, T>(
     if (concurrency < 1) {
       throw new IllegalArgumentException("concurrency must be at least 1, was " + concurrency);
     }
+    Objects.requireNonNull(rateLimit, "rateLimit");
     if (maxRetries < 0) {
       throw new IllegalArgumentException("maxRetries must not be negative, was " + maxRetries);
     }
@@ -127,6 +131,7 @@ public record Loop<K, T>(
     private int concurrency = 1;
     private Duration backoffBase = Duration.ofMillis(5);
     private Duration backoffMax = Duration.ofSeconds(1000);
+    private RateLimit rateLimit = RateLimit.UNLIMITED;
     private int maxRetries = Integer.MAX_VALUE;
     private Duration handleTimeout = Duration.ZERO;
 
@@ -179,6 +184,15 @@ public record Loop<K, T>(
       return this;
     }
 
+    /**
+     * Limits retries across all keys to {@code perSecond}, with bursts of up to {@code burst}, on
+     * top of each key's backoff (default: no limit). See {@link RateLimit}.
+     */
+    public Builder<K, T> rateLimit(double perSecond, int burst) {
+      this.rateLimit = RateLimit.of(perSecond, burst);
+      return this;
+    }
+
     /** Retries of a failing key before it is dropped until its next list or event; 0 for none. */
     public Builder<K, T> maxRetries(int maxRetries) {
       this.maxRetries = maxRetries;
@@ -204,7 +218,7 @@ public record Loop<K, T>(
       Locker<K> lockerOrDefault = locker == null ? Locker.inMemory() : (Locker<K>) locker;
       return new Loop<>(name, (ListerWatcher<K>) listerWatcher, (Store<K, T>) store,
           (Handler<K, T>) handler, lockerOrDefault, resync, concurrency, backoffBase, backoffMax,
-          maxRetries, handleTimeout);
+          rateLimit, maxRetries, handleTimeout);
     }
   }
 }

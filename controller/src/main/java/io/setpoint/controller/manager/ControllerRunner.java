@@ -50,12 +50,15 @@ final class ControllerRunner implements Runner {
     this.cache = cache;
     this.runtime = runtime;
     this.ownWrites = new ReadYourWrites<>(cache, OWN_WRITES_BOUND);
-    this.queue = WorkQueue.<Request>builder()
+    WorkQueue.Builder<Request> queueBuilder = WorkQueue.<Request>builder()
         .ticker(ticker)
         .backoff(controller.backoffBase(), controller.backoffMax())
         .tenant(request -> request.id().getTenancy().getPartition() + "/" + request.id().getTenancy().getNamespace())
-        .listener(metrics.queueListener())
-        .build();
+        .listener(metrics.queueListener());
+    if (controller.rateLimit().isLimited()) {
+      queueBuilder.rateLimit(controller.rateLimit().perSecond(), controller.rateLimit().burst());
+    }
+    this.queue = queueBuilder.build();
     this.workers = new Workers<>(controller.name(), queue, metrics, ticker,
         new Workers.Policy(controller.reconcileTimeout(), controller.resync(), Integer.MAX_VALUE, "resource"),
         this::reconcile);
@@ -74,6 +77,11 @@ final class ControllerRunner implements Runner {
   @Override
   public void onFailure(Consumer<Throwable> listener) {
     workers.onFailure(listener);
+  }
+
+  /** Queues {@code request} at high priority with a manual trigger. */
+  void trigger(Request request, String reason) {
+    queue.add(request, Trigger.manual(reason), Priority.HIGH);
   }
 
   @Override

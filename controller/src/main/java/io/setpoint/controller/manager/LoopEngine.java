@@ -50,12 +50,15 @@ final class LoopEngine<K, T> implements Runner {
 
   LoopEngine(Loop<K, T> loop, ControllerMetrics metrics, Ticker ticker) {
     this.loop = loop;
-    this.queue = WorkQueue.<K>builder()
+    WorkQueue.Builder<K> queueBuilder = WorkQueue.<K>builder()
         .name(loop.name())
         .ticker(ticker)
         .backoff(loop.backoffBase(), loop.backoffMax())
-        .listener(metrics.queueListener())
-        .build();
+        .listener(metrics.queueListener());
+    if (loop.rateLimit().isLimited()) {
+      queueBuilder.rateLimit(loop.rateLimit().perSecond(), loop.rateLimit().burst());
+    }
+    this.queue = queueBuilder.build();
     this.lists = WorkQueue.<String>builder()
         .name(loop.name() + "-lists")
         .ticker(ticker)

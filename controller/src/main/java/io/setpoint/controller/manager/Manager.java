@@ -2,6 +2,8 @@ package io.setpoint.controller.manager;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.setpoint.api.Types;
+import io.setpoint.api.v1.ID;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.Controller;
 import io.setpoint.controller.Placement;
@@ -49,6 +51,8 @@ public final class Manager implements AutoCloseable {
   private final Duration drain;
   private final Map<String, Supervised> controllers = new ConcurrentHashMap<>();
   private final Map<String, Supervisor> loops = new ConcurrentHashMap<>();
+  /** Kept across unregistering and registering again: a gauge binds its value holder only once. */
+  private final Map<String, ControllerMetrics> metrics = new ConcurrentHashMap<>();
   private volatile boolean started;
   private volatile boolean closed;
 
@@ -80,7 +84,7 @@ public final class Manager implements AutoCloseable {
     if (loops.containsKey(controller.name()) || controllers.containsKey(controller.name())) {
       throw new IllegalArgumentException("a controller named " + controller.name() + " is already registered");
     }
-    ControllerMetrics metrics = new ControllerMetrics(meters, controller.name());
+    ControllerMetrics metrics = metrics(controller.name());
     Supervisor supervisor = new Supervisor(controller.name(), () -> runner(controller, metrics), drain, ticker);
     controllers.put(controller.name(), new Supervised(controller, supervisor));
     if (started) {
@@ -101,13 +105,61 @@ public final class Manager implements AutoCloseable {
     if (controllers.containsKey(loop.name()) || loops.containsKey(loop.name())) {
       throw new IllegalArgumentException("a controller or loop named " + loop.name() + " is already registered");
     }
-    ControllerMetrics metrics = new ControllerMetrics(meters, loop.name());
+    ControllerMetrics metrics = metrics(loop.name());
     Supervisor supervisor = new Supervisor(loop.name(), () -> new LoopEngine<>(loop, metrics, ticker), drain, ticker);
     loops.put(loop.name(), supervisor);
     if (started && !closed) {
       supervisor.ensureRunning();
     }
     return this;
+  }
+
+  /**
+   * Stops the controller or loop {@code name} (draining its in-flight work) and forgets it; it may
+   * be registered again later. Returns whether one of that name was registered.
+   */
+  public boolean unregister(String name) {
+    Supervised controller;
+    Supervisor loop;
+    synchronized (this) {
+      controller = controllers.remove(name);
+      loop = loops.remove(name);
+    }
+    if (controller != null) {
+      controller.supervisor().ensureStopped();
+    }
+    if (loop != null) {
+      loop.ensureStopped();
+    }
+    return controller != null || loop != null;
+  }
+
+  /**
+   * Queues {@code id} for the controller {@code name} at high priority, with a {@code MANUAL}
+   * trigger that says {@code reason}, as if the resource had changed; returns once it is queued.
+   * Reconciling it once more is always safe: a reconcile only moves the world toward the spec.
+   *
+   * @throws IllegalArgumentException when no controller has that name, or {@code id} is not of its
+   *     managed type
+   * @throws IllegalStateException when the controller does not run here now (a SINGLETON
+   *     controller of a manager that does not lead, or one waiting to restart)
+   */
+  public void trigger(String name, ID id, String reason) {
+    Supervised s = controllers.get(name);
+    if (s == null) {
+      throw new IllegalArgumentException("no controller named " + name + " is registered"
+          + (controllers.isEmpty() ? "" : "; registered: " + String.join(", ", new java.util.TreeSet<>(controllers.keySet()))));
+    }
+    if (!id.getType().equals(s.controller().managedType())) {
+      throw new IllegalArgumentException("controller " + name + " manages " + Types.format(s.controller().managedType())
+          + ", not " + Types.format(id.getType()));
+    }
+    if (!(s.supervisor().running() instanceof ControllerRunner runner)) {
+      throw new IllegalStateException("controller " + name + " does not run here now"
+          + (s.controller().placement() == Placement.SINGLETON && !leadership.isLeader()
+              ? " (it is SINGLETON and runs where the leader is)" : s.supervisor().failure().map(f -> ": " + f).orElse("")));
+    }
+    runner.trigger(Request.of(id), reason);
   }
 
   /** The names of the registered loops, and whether each runs now. */
@@ -218,6 +270,10 @@ public final class Manager implements AutoCloseable {
       // Starting the controller reports the same problem, when it starts.
       LoggerFactory.getLogger(Manager.class).warn("could not prime the cache of {}: {}", controller.name(), e.getMessage());
     }
+  }
+
+  private ControllerMetrics metrics(String name) {
+    return metrics.computeIfAbsent(name, n -> new ControllerMetrics(meters, n));
   }
 
   private ControllerRunner runner(Controller controller, ControllerMetrics metrics) {

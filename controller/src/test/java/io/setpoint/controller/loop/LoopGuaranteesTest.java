@@ -217,6 +217,39 @@ class LoopGuaranteesTest {
   }
 
   @Test
+  void aRateLimitSpacesTheRetriesOfAllKeysOnTopOfEachKeysBackoff() {
+    List<String> failed = new CopyOnWriteArrayList<>();
+    world.objects.put("a", "1");
+    world.objects.put("b", "1");
+    world.objects.put("c", "1");
+    Loop<String, String> loop = Loop.named("test-loop")
+        .listerWatcher(world.listerWatcher())
+        .store(world.store())
+        .handler((ctx, object) -> {
+          failed.add(ctx.key() + ctx.retries());
+          throw new IllegalStateException("the outside world is down");
+        })
+        .backoff(Duration.ofMillis(10), Duration.ofSeconds(1))
+        .rateLimit(2, 1) // a token every 500 ms, one saved
+        .build();
+    start(loop);
+    await().atMost(WAIT).until(() -> failed.size() == 3);
+
+    // Each key's backoff is over after 10 ms, but there is one token: one retry now...
+    ticker.advance(Duration.ofMillis(10));
+    await().atMost(WAIT).until(() -> failed.size() == 4);
+    // ...and one more every 500 ms.
+    ticker.advance(Duration.ofMillis(489));
+    assertThat(failed).hasSize(4);
+    ticker.advance(Duration.ofMillis(1));
+    await().atMost(WAIT).until(() -> failed.size() == 5);
+    ticker.advance(Duration.ofMillis(500));
+    await().atMost(WAIT).until(() -> failed.size() == 6);
+    assertThat(failed.subList(0, 3)).containsExactlyInAnyOrder("a0", "b0", "c0");
+    assertThat(failed.subList(3, 6)).containsExactlyInAnyOrder("a1", "b1", "c1");
+  }
+
+  @Test
   void aHandlingThatOutlivesItsTimeoutIsCancelledAndRetried() {
     List<Boolean> cancelled = new CopyOnWriteArrayList<>();
     List<List<Trigger>> triggers = new CopyOnWriteArrayList<>();

@@ -11,6 +11,8 @@ import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.setpoint.resource.Registry;
 import io.setpoint.server.acl.AccessControl;
 import io.setpoint.server.acl.AclTypes;
+import io.setpoint.server.controllers.ControllerGrpcService;
+import io.setpoint.server.controllers.Controllers;
 import io.setpoint.server.operator.OperatorGrpcService;
 import io.setpoint.server.http.HttpGateway;
 import io.grpc.BindableService;
@@ -39,6 +41,7 @@ import io.grpc.ServerInterceptors;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.setpoint.client.SetpointClient;
@@ -382,10 +385,14 @@ public final class Agent implements AutoCloseable {
       AccessControl access = opened.add(acls
           ? AccessControl.enabled(store, handler, clock)
           : AccessControl.disabled(store, handler, clock));
-      HttpGateway gateway = new HttpGateway(registry, handler, streamer, access.httpCallers(), maxRequestBytes);
+      // The manager is built once the in-process channel it talks through exists, after the server.
+      AtomicReference<Manager> startedManager = new AtomicReference<>();
+      Controllers controllerApi = new Controllers(startedManager::get, handler);
+      HttpGateway gateway =
+          new HttpGateway(registry, handler, streamer, controllerApi, access.httpCallers(), maxRequestBytes);
       TypeGrpcService typeService = new TypeGrpcService(registry);
       BindableService[] services = {resources, typeService, new OperatorGrpcService(replication),
-          access.service(), ProtoReflectionServiceV1.newInstance()};
+          new ControllerGrpcService(controllerApi), access.service(), ProtoReflectionServiceV1.newInstance()};
       GrpcService grpc =
           GrpcService.builder()
               .addServices(services)
@@ -458,6 +465,7 @@ public final class Agent implements AutoCloseable {
           .meterRegistry(meters)
           .build();
       opened.add(manager);
+      startedManager.set(manager);
       manager.register(Cascade.controller());
       controllers.accept(manager);
       for (SetpointPlugin plugin : plugins) {

@@ -13,6 +13,7 @@ import com.linecorp.armeria.server.ServerErrorHandler;
 import com.linecorp.armeria.server.ServiceBindingBuilder;
 import com.linecorp.armeria.server.ServiceRequestContext;
 import io.grpc.Status;
+import io.setpoint.api.controller.v1.ReconcileRequest;
 import io.setpoint.api.Echo;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.DeleteRequest;
@@ -32,6 +33,7 @@ import io.setpoint.resource.Registry;
 import io.setpoint.resource.ValidationException;
 import io.setpoint.resource.Violations;
 import io.setpoint.server.service.FilteredWatch;
+import io.setpoint.server.controllers.Controllers;
 import io.setpoint.server.service.ResourceHandler;
 import io.setpoint.server.service.WatchStreamer;
 import io.setpoint.storage.StorageException;
@@ -83,6 +85,7 @@ public final class HttpGateway implements HttpService {
 
   private final Registry registry;
   private final ResourceHandler handler;
+  private final Controllers controllers;
   private final WatchStreamer streamer;
   private final CallerResolver callers;
   private final int maxRequestBytes;
@@ -95,10 +98,11 @@ public final class HttpGateway implements HttpService {
    * @param registry the types; those registered with {@code http(false)} are not served
    * @param maxRequestBytes the largest request body read; larger ones get 413
    */
-  public HttpGateway(
-      Registry registry, ResourceHandler handler, WatchStreamer streamer, CallerResolver callers, int maxRequestBytes) {
+  public HttpGateway(Registry registry, ResourceHandler handler, WatchStreamer streamer, Controllers controllers,
+      CallerResolver callers, int maxRequestBytes) {
     this.registry = Objects.requireNonNull(registry, "registry");
     this.handler = Objects.requireNonNull(handler, "handler");
+    this.controllers = Objects.requireNonNull(controllers, "controllers");
     this.streamer = Objects.requireNonNull(streamer, "streamer");
     this.callers = Objects.requireNonNull(callers, "callers");
     this.maxRequestBytes = maxRequestBytes;
@@ -162,6 +166,9 @@ public final class HttpGateway implements HttpService {
       only(method, HttpMethod.GET);
       return Json.response(HttpStatus.OK, derived().openApi());
     }
+    if (segments.get(0).equals("controllers") && isControllerRoute(segments)) {
+      return controllers(ctx, req, authz, segments);
+    }
     if (segments.size() < 3) {
       throw HttpProblem.notFound("no route " + Echo.quote(ctx.path()) + "; see GET /api/openapi.json");
     }
@@ -220,6 +227,34 @@ public final class HttpGateway implements HttpService {
       return ok(handler.writeStatus(authz, writeStatus.build()).getResource());
     }
     throw HttpProblem.notFound("no route " + Echo.quote(ctx.path()) + "; see GET /api/openapi.json");
+  }
+
+  /**
+   * {@code controllers} and {@code controllers/NAME/reconcile/GROUP/VERSION/KIND/NAME}; no type route
+   * can take these paths, since a kind starts with a capital letter and a resource path has a kind
+   * third.
+   */
+  private static boolean isControllerRoute(List<String> segments) {
+    return segments.size() == 1 || (segments.size() >= 3 && segments.get(2).equals("reconcile"));
+  }
+
+  private HttpResponse controllers(
+      ServiceRequestContext ctx, AggregatedHttpRequest req, Authorizer authz, List<String> segments) {
+    if (segments.size() == 1) {
+      only(req.method(), HttpMethod.GET);
+      return ok(controllers.list(authz));
+    }
+    only(req.method(), HttpMethod.POST);
+    if (segments.size() != 7) {
+      throw HttpProblem.notFound("no route " + Echo.quote(ctx.path())
+          + "; reconcile with POST /api/controllers/{controller}/reconcile/{group}/{version}/{kind}/{name}");
+    }
+    Registration<?> reg = registration(segments.subList(3, 6));
+    Query q = Query.of(ctx.queryParams(), OWNED);
+    return ok(controllers.reconcile(authz, ReconcileRequest.newBuilder()
+        .setController(segments.get(1))
+        .setId(id(reg.type(), segments.get(6), q))
+        .build()));
   }
 
   private HttpResponse list(ServiceRequestContext ctx, AggregatedHttpRequest req, Authorizer authz, Type type) {

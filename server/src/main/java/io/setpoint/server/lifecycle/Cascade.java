@@ -11,23 +11,32 @@ import io.setpoint.controller.Controller;
 import io.setpoint.controller.Result;
 import io.setpoint.resource.CoreTypes;
 import io.setpoint.resource.Hooks;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The controller that finishes cascading deletes: for each {@code core.v1.Tombstone} it deletes
  * every resource the deleted owner owned (each of which leaves its own tombstone when it owns
  * more, so the cascade recurses), then the tombstone. Because the tombstone is stored before the
- * owner is deleted, a crash anywhere in between is resumed when the controller starts again.
+ * owner is deleted, a crash anywhere in between is resumed when the controller starts again. While
+ * an owned resource waits for its finalizers, the tombstone is looked at again with a backoff
+ * (10 ms doubling to 5 s), not in a busy loop.
  */
 public final class Cascade {
   /** The controller's name. */
   public static final String NAME = "setpoint-cascade";
+  private static final Duration FIRST_WAIT = Duration.ofMillis(10);
+  private static final Duration LONGEST_WAIT = Duration.ofSeconds(5);
 
   private Cascade() {}
 
   /** The cascade controller; runs where the store's leader is. */
   public static Controller controller() {
+    // How many times each tombstone found owned resources still there: the exponent of its backoff.
+    Map<ID, Integer> waits = new ConcurrentHashMap<>();
     return Controller.forType(CoreTypes.TOMBSTONE)
         .named(NAME)
         .concurrency(2)
@@ -35,6 +44,7 @@ public final class Cascade {
           SetpointClient client = rt.client();
           Optional<Resource> tombstone = read(client, req.id());
           if (tombstone.isEmpty()) {
+            waits.remove(req.id());
             return Result.done();
           }
           ID owner = Hooks.decode(tombstone.get(), Tombstone.class).data().getOwner();
@@ -49,12 +59,19 @@ public final class Cascade {
             client.delete(child.getId());
           }
           if (!client.listByOwner(owner).isEmpty()) {
-            return Result.requeueNow();
+            // Marked for deletion, but waiting for a finalizer (or for its own cascade).
+            return Result.requeueAfter(backoff(waits.merge(req.id(), 1, Integer::sum)));
           }
+          waits.remove(req.id());
           client.delete(tombstone.get().getId());
           rt.logger().debug("cascade of {} done: {} owned resources deleted", Ids.format(owner), children.size());
           return Result.done();
         });
+  }
+
+  private static Duration backoff(int waits) {
+    Duration wait = FIRST_WAIT.multipliedBy(1L << Math.min(waits - 1, 20));
+    return wait.compareTo(LONGEST_WAIT) > 0 ? LONGEST_WAIT : wait;
   }
 
   private static Optional<Resource> read(SetpointClient client, ID id) {

@@ -102,6 +102,16 @@ public final class ResourceHandler {
     return new ResourceHandler(this, RequestValidator.fence(path, fence));
   }
 
+  /**
+   * Checks an id that names one resource of a registered type and returns it with its tenancy
+   * defaulted, as every call of this service does first.
+   *
+   * @throws io.setpoint.resource.ValidationException naming the field under {@code path}
+   */
+  public ID canonicalId(String path, boolean present, ID id) {
+    return validator.id(path, present, id, false);
+  }
+
   public ReadResponse read(Authorizer authz, ReadRequest req) {
     ID id = validator.id("id", req.hasId(), req.getId(), false);
     Registration<?> reg = registration(id);

@@ -21,7 +21,7 @@ import io.setpoint.client.SetpointException;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.server.agent.Agent;
 import io.setpoint.storage.Backend;
-import io.setpoint.storage.conformance.ForwardingBackend;
+import io.setpoint.storage.ForwardingBackend;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.memory.MemoryBackend;
 import java.nio.charset.StandardCharsets;

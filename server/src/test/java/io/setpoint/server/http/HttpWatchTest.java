@@ -11,7 +11,7 @@ import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.Backend;
-import io.setpoint.storage.conformance.ForwardingBackend;
+import io.setpoint.storage.ForwardingBackend;
 import io.setpoint.storage.Watch;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.storage.memory.MemoryBackend;

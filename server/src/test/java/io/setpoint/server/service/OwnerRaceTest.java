@@ -17,7 +17,7 @@ import io.setpoint.resource.CoreTypes;
 import io.setpoint.resource.Registry;
 import io.setpoint.resource.ValidationException;
 import io.setpoint.storage.Backend;
-import io.setpoint.storage.conformance.ForwardingBackend;
+import io.setpoint.storage.ForwardingBackend;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.Page;
 import io.setpoint.storage.memory.MemoryBackend;

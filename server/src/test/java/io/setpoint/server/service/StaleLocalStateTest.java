@@ -17,7 +17,7 @@ import io.setpoint.resource.Registry;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.StorageException;
-import io.setpoint.storage.conformance.ForwardingBackend;
+import io.setpoint.storage.ForwardingBackend;
 import io.setpoint.storage.memory.MemoryBackend;
 import java.time.Clock;
 import java.util.HashMap;

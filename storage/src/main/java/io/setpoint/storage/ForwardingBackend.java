@@ -1,19 +1,18 @@
-package io.setpoint.storage.conformance;
+package io.setpoint.storage;
 
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
-import io.setpoint.storage.Backend;
-import io.setpoint.storage.Consistency;
-import io.setpoint.storage.Page;
-import io.setpoint.storage.Watch;
 import java.util.List;
 
 /**
- * A backend that passes every call to another one: tests override the one call they want to
- * change (to inject a race, or to keep the store open across an agent restart).
+ * A backend that passes every call to another one, for decorating it: override the calls to
+ * change (a view that adds something to every write, a test that injects a race). The
+ * asynchronous write is not forwarded: it runs {@link #writeCas(Resource, Fence)} of this backend,
+ * so an override of that sees every write; a decorator of a backend whose writes wait overrides it
+ * too, to keep them off the caller's thread.
  */
 public class ForwardingBackend implements Backend {
   private final Backend delegate;
@@ -50,6 +49,11 @@ public class ForwardingBackend implements Backend {
   @Override
   public Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
     return delegate.watch(type, tenancy, namePrefix, sinceRevision);
+  }
+
+  @Override
+  public Health health() {
+    return delegate.health();
   }
 
   @Override

@@ -1,0 +1,24 @@
+package io.setpoint.cli;
+
+import io.setpoint.api.Types;
+import io.setpoint.api.controller.v1.ControllerInfo;
+import java.util.List;
+import picocli.CommandLine.Command;
+
+/** {@code setpoint controller list}: the agent's controllers and how each is doing. */
+@Command(name = "list", description = {
+    "Lists the controllers of the agent: the type each manages, where it runs (SINGLETON: on the Raft leader;"
+        + " EACH_SERVER: on every member), whether it runs on the member asked, its queue and its failure, if any.",
+    "Needs operator:read."})
+final class ControllerListCommand extends ResourceCall {
+  @Override
+  int run() {
+    Table table = new Table(List.of("NAME", "TYPE", "PLACEMENT", "RUNNING", "QUEUE", "FAILURE"));
+    for (ControllerInfo c : client.controllers()) {
+      table.row(List.of(c.getName(), Types.format(c.getManagedType()), c.getPlacement(),
+          c.getRunning() ? "yes" : "no", Integer.toString(c.getQueueDepth()), c.getFailure()));
+    }
+    table.print(out());
+    return 0;
+  }
+}

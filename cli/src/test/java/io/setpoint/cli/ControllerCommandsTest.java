@@ -1,0 +1,115 @@
+package io.setpoint.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.Any;
+import io.setpoint.api.Ids;
+import io.setpoint.api.Tenancies;
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.controller.Controller;
+import io.setpoint.controller.Result;
+import io.setpoint.controller.queue.Trigger;
+import io.setpoint.demo.DemoTypes;
+import io.setpoint.demo.v1.RecordLabel;
+import io.setpoint.server.agent.Agent;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code setpoint controller list|reconcile} and their HTTP routes, against an agent running a
+ * controller that records why each reconcile ran.
+ */
+class ControllerCommandsTest {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  private final List<List<Trigger>> reconciles = new CopyOnWriteArrayList<>();
+  private Agent agent;
+  private SetpointClient client;
+  private String address;
+
+  @BeforeEach
+  void start() {
+    Controller labels = Controller.forType(DemoTypes.RECORD_LABEL).named("labels").reconciler((ctx, rt, req) -> {
+      reconciles.add(ctx.triggers());
+      return Result.done();
+    });
+    agent = Agent.builder().port(0).acls(false).types(DemoTypes::register)
+        .controllers(manager -> manager.register(labels)).start();
+    address = "127.0.0.1:" + agent.port();
+    client = SetpointClient.connect(address);
+  }
+
+  @AfterEach
+  void stop() {
+    client.close();
+    agent.close();
+  }
+
+  @Test
+  void listShowsTheControllersAndReconcileQueuesOneWithAManualTrigger() {
+    ID verve = client.write(Resource.newBuilder()
+        .setId(Ids.of(DemoTypes.RECORD_LABEL, Tenancies.partition("default"), "verve"))
+        .setData(Any.pack(RecordLabel.newBuilder().setName("Verve").build())).build()).getId();
+    await().atMost(WAIT).until(() -> reconciles.size() == 1);
+
+    CliRun list = CliRun.run("controller", "list", "-address", address);
+    assertThat(list.code()).as(list.toString()).isZero();
+    assertThat(list.out()).contains("NAME", "PLACEMENT", "labels", "demo.v1.RecordLabel", "SINGLETON", "setpoint-cascade");
+
+    CliRun reconcile = CliRun.run("controller", "reconcile", "labels", "RecordLabel", "verve", "-partition", "default",
+        "-address", address);
+    assertThat(reconcile.code()).as(reconcile.toString()).isZero();
+    assertThat(reconcile.out()).contains("queued demo.v1.RecordLabel/default/verve for labels");
+    await().atMost(WAIT).until(() -> reconciles.size() == 2);
+    // A resync already scheduled for the label is merged into the manual reconcile.
+    assertThat(reconciles.get(1)).extracting(Trigger::kind).contains(Trigger.Kind.MANUAL);
+    assertThat(verve.getName()).isEqualTo("verve");
+  }
+
+  @Test
+  void reconcileNamesAnUnknownControllerAndATypeTheControllerDoesNotManage() {
+    CliRun unknown = CliRun.run("controller", "reconcile", "nobody", "RecordLabel", "x", "-partition", "default",
+        "-address", address);
+    assertThat(unknown.code()).isEqualTo(Main.FAILED);
+    assertThat(unknown.err()).contains("no controller named nobody", "'setpoint controller list' lists them");
+
+    CliRun wrongType = CliRun.run("controller", "reconcile", "labels", "demo.v2.Artist", "x", "-address", address);
+    assertThat(wrongType.code()).isEqualTo(Main.FAILED);
+    assertThat(wrongType.err()).contains("id.type", "manages demo.v1.RecordLabel");
+  }
+
+  @Test
+  void theSameOverHttp() throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    HttpResponse<String> list = http.send(HttpRequest.newBuilder(URI.create("http://" + address + "/api/controllers"))
+        .GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(list.statusCode()).isEqualTo(200);
+    assertThat(list.body()).contains("\"name\":\"labels\"", "\"placement\":\"SINGLETON\"", "\"running\":true");
+
+    HttpResponse<String> queued = http.send(HttpRequest.newBuilder(URI.create(
+            "http://" + address + "/api/controllers/labels/reconcile/demo/v1/RecordLabel/blue-note?partition=default"))
+        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(queued.statusCode()).as(queued.body()).isEqualTo(200);
+    await().atMost(WAIT).until(() -> reconciles.stream().anyMatch(t -> t.stream().anyMatch(c -> c.kind() == Trigger.Kind.MANUAL)));
+
+    HttpResponse<String> unknown = http.send(HttpRequest.newBuilder(URI.create(
+            "http://" + address + "/api/controllers/nobody/reconcile/demo/v1/RecordLabel/x?partition=default"))
+        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(unknown.statusCode()).isEqualTo(404);
+    HttpResponse<String> get = http.send(HttpRequest.newBuilder(URI.create(
+            "http://" + address + "/api/controllers/labels/reconcile/demo/v1/RecordLabel/x")).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(get.statusCode()).isEqualTo(405);
+  }
+}

@@ -1,0 +1,31 @@
+package io.setpoint.server.controllers;
+
+import com.linecorp.armeria.server.annotation.Blocking;
+import io.grpc.stub.StreamObserver;
+import io.setpoint.api.controller.v1.ControllerServiceGrpc;
+import io.setpoint.api.controller.v1.ListControllersRequest;
+import io.setpoint.api.controller.v1.ListControllersResponse;
+import io.setpoint.api.controller.v1.ReconcileRequest;
+import io.setpoint.api.controller.v1.ReconcileResponse;
+import io.setpoint.server.service.CallerAuthorizer;
+import io.setpoint.server.service.UnaryCalls;
+
+/** {@code setpoint.controller.v1.ControllerService}: {@link Controllers} over gRPC. */
+@Blocking
+public final class ControllerGrpcService extends ControllerServiceGrpc.ControllerServiceImplBase {
+  private final Controllers controllers;
+
+  public ControllerGrpcService(Controllers controllers) {
+    this.controllers = controllers;
+  }
+
+  @Override
+  public void listControllers(ListControllersRequest request, StreamObserver<ListControllersResponse> out) {
+    UnaryCalls.answer(() -> controllers.list(CallerAuthorizer.current()), out);
+  }
+
+  @Override
+  public void reconcile(ReconcileRequest request, StreamObserver<ReconcileResponse> out) {
+    UnaryCalls.answer(() -> controllers.reconcile(CallerAuthorizer.current(), request), out);
+  }
+}

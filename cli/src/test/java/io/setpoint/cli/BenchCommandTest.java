@@ -67,4 +67,15 @@ class BenchCommandTest {
     assertThat(run.code()).isEqualTo(2);
     assertThat(run.err()).contains("-artists must be positive, was 0");
   }
+
+  @Test
+  void failoverKillsTheLeadingControllerProcessAndTimesTheStandby() {
+    CliRun run = CliRun.run("bench", "failover", "-processes", "2", "-rounds", "1",
+        "-lease-duration", "1s", "-renew-deadline", "700ms", "-retry-period", "200ms");
+
+    assertThat(run.code()).as(run.toString()).isZero();
+    assertThat(run.out())
+        .contains("2 controller processes, lease 1.0 s, renew deadline 0.7 s, retry period 0.2 s, 1 leaders killed")
+        .containsPattern("kill -9 of the leader to a new write reconciled: median [0-9.]+ s, max [0-9.]+ s, min [0-9.]+ s");
+  }
 }

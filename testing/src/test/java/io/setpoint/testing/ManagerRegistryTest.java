@@ -13,6 +13,7 @@ import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.controller.Controller;
 import io.setpoint.controller.Result;
+import io.setpoint.controller.cache.Index;
 import io.setpoint.controller.manager.ControllerState;
 import io.setpoint.controller.manager.Manager;
 import io.setpoint.controller.queue.Trigger;
@@ -88,5 +89,25 @@ class ManagerRegistryTest {
     return setpoint.client().write(Resource.newBuilder()
         .setId(Ids.of(DemoTypes.RECORD_LABEL, Tenancies.partition("default"), name))
         .setData(Any.pack(RecordLabel.newBuilder().setName(name).build())).build()).getId();
+  }
+
+  @Test
+  void aSecondIndexOfTheSameNameOnTheSameTypeWithAnotherFunctionIsRefusedAtRegistration() {
+    Index byName = Index.of("by-name", r -> r.getId().getName());
+    Controller first = Controller.forType(DemoTypes.RECORD_LABEL).named("first")
+        .index(DemoTypes.RECORD_LABEL, byName).reconciler((ctx, rt, req) -> Result.done());
+    Controller sharing = Controller.forType(DemoTypes.RECORD_LABEL).named("sharing")
+        .index(DemoTypes.RECORD_LABEL, byName).reconciler((ctx, rt, req) -> Result.done());
+    Controller clashing = Controller.forType(DemoTypes.RECORD_LABEL).named("clashing")
+        .index(DemoTypes.RECORD_LABEL, Index.of("by-name", r -> r.getId().getTenancy().getPartition()))
+        .reconciler((ctx, rt, req) -> Result.done());
+    try (Manager manager = Manager.builder().client(setpoint.client()).build()) {
+      manager.register(first).register(sharing);
+
+      assertThatThrownBy(() -> manager.register(clashing))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("already indexes demo.v1.RecordLabel by \"by-name\" with another function");
+      assertThat(manager.controllers()).extracting(ControllerState::name).containsExactly("first", "sharing");
+    }
   }
 }

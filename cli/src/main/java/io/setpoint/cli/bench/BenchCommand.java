@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
       "Give the JVM the machine to itself: results on a busy machine mean little."
     },
     subcommands = {
-      ReconcileLatencyBench.class, ColdStartBench.class, CacheMemoryBench.class, WritesBench.class, TypesBench.class
+      ReconcileLatencyBench.class, ColdStartBench.class, CacheMemoryBench.class, WritesBench.class, TypesBench.class,
+      FailoverBench.class
     })
 public final class BenchCommand {}

@@ -78,12 +78,15 @@ public final class Manager implements AutoCloseable {
   /**
    * Adds a controller; it starts with the manager (or at once, if the manager already runs).
    *
-   * @throws IllegalArgumentException when a controller of that name is registered already
+   * @throws IllegalArgumentException when a controller of that name is registered already, or
+   *     another controller has an index of the same name on the same type with another function
+   *     (the controllers share one cache, so one of the two would read the other's index)
    */
   public synchronized Manager register(Controller controller) {
     if (loops.containsKey(controller.name()) || controllers.containsKey(controller.name())) {
       throw new IllegalArgumentException("a controller named " + controller.name() + " is already registered");
     }
+    checkIndexes(controller);
     ControllerMetrics metrics = metrics(controller.name());
     Supervisor supervisor = new Supervisor(controller.name(), () -> runner(controller, metrics), drain, ticker);
     controllers.put(controller.name(), new Supervised(controller, supervisor));
@@ -91,6 +94,21 @@ public final class Manager implements AutoCloseable {
       place(controllers.get(controller.name()));
     }
     return this;
+  }
+
+  private void checkIndexes(Controller added) {
+    for (Controller.TypeIndex index : added.indexes()) {
+      for (Supervised other : controllers.values()) {
+        for (Controller.TypeIndex existing : other.controller().indexes()) {
+          if (existing.type().equals(index.type()) && existing.index().name().equals(index.index().name())
+              && !existing.index().equals(index.index())) {
+            throw new IllegalArgumentException("controller " + other.controller().name() + " already indexes "
+                + Types.format(index.type()) + " by \"" + index.index().name() + "\" with another function;"
+                + " give the index of " + added.name() + " another name, or share one Index between them");
+          }
+        }
+      }
+    }
   }
 
   /**

@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Test;
 class CascadeResumeTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final String HOLD = "test.setpoint.io/hold";
+  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   /** The store outlives the agent that closes it, as a durable store outlives a crash. */
   private static final class Surviving extends ForwardingBackend {
@@ -79,8 +80,8 @@ class CascadeResumeTest {
   }
 
   /** How many times the cascade found owned resources still there, from the agent's /metrics. */
-  private static double waitingReconciles(Agent agent) throws Exception {
-    String metrics = HttpClient.newHttpClient().send(
+  private double waitingReconciles(Agent agent) throws Exception {
+    String metrics = http.send(
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + agent.port() + "/metrics")).build(),
         HttpResponse.BodyHandlers.ofString()).body();
     return metrics.lines()

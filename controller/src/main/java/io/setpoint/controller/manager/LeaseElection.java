@@ -212,8 +212,16 @@ public final class LeaseElection implements Leadership {
     long now = ticker.read();
     Optional<Resource> current = find(now + leaseDuration.toNanos());
     if (current.isEmpty()) {
-      Resource created = call(client.async().create(Resource.newBuilder().setId(id)
-          .setData(Any.pack(term(Lease.newBuilder().setGroup(GROUP), 1))).build()), now + leaseDuration.toNanos());
+      Resource created;
+      try {
+        created = call(client.async().create(Resource.newBuilder().setId(id)
+            .setData(Any.pack(term(Lease.newBuilder().setGroup(GROUP), 1))).build()), now + leaseDuration.toNanos());
+      } catch (SetpointException e) {
+        if (e.code() == Code.ALREADY_EXISTS) {
+          return; // another candidate created it first: it leads, and this one watches the lease from now on
+        }
+        throw e;
+      }
       lead(created, now);
       return;
     }

@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -71,7 +72,7 @@ final class FailoverBench implements Callable<Integer> {
   public Integer call() throws Exception {
     Bench.requirePositive(spec, "-rounds", rounds);
     if (processes < 2) {
-      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "-processes must be at least 2, was " + processes);
+      throw new ParameterException(spec.commandLine(), "-processes must be at least 2, was " + processes);
     }
     PrintWriter out = spec.commandLine().getOut();
     Duration wait = leaseDuration.multipliedBy(4).plusSeconds(60);
@@ -94,7 +95,9 @@ final class FailoverBench implements Callable<Integer> {
         killed.waitFor(10, TimeUnit.SECONDS);
         awaitAccepted(client, write(client, "round-" + round), wait);
         failovers.add((System.nanoTime() - t0) / 1e9);
-        start(address);
+        if (round < rounds) {
+          start(address); // the next round kills a leader that took over, with a standby ready
+        }
       }
     } finally {
       running.values().forEach(Process::destroyForcibly);

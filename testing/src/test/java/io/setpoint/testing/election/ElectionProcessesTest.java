@@ -12,7 +12,9 @@ import io.setpoint.api.core.v1.Lease;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v1.RecordLabel;
+import io.setpoint.storage.raft.RaftConfig;
 import io.setpoint.testing.SetpointExtension;
+import io.setpoint.testkit.FreePorts;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -30,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three manager processes ({@link IntervalRecorder}) elect one to run a SINGLETON controller while
@@ -42,8 +45,15 @@ class ElectionProcessesTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final int ROUNDS = 4;
 
+  // A durable agent, its store a one-member Raft group: the fence is checked by the Raft state
+  // machine as it applies each write, the way a production agent checks it.
+  @TempDir static Path data;
+
   @RegisterExtension
-  final SetpointExtension setpoint = SetpointExtension.builder().agent(agent -> agent.types(DemoTypes::register)).build();
+  final SetpointExtension setpoint = SetpointExtension.builder()
+      .agent(agent -> agent.types(DemoTypes::register)
+          .raft(RaftConfig.of("election-n1", data.resolve("n1"), FreePorts.loopback(), Map.of())))
+      .build();
 
   private final Map<String, Recorder> recorders = new LinkedHashMap<>();
   private final List<String> lines = new CopyOnWriteArrayList<>();

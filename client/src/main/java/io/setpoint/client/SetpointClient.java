@@ -152,7 +152,7 @@ public final class SetpointClient implements AutoCloseable {
     try {
       return Optional.of(readConsistent(id));
     } catch (SetpointException e) {
-      if (e.code() == io.grpc.Status.Code.NOT_FOUND) {
+      if (e.isNotFound()) {
         return Optional.empty();
       }
       throw e;

@@ -58,9 +58,39 @@ public final class SetpointException extends RuntimeException {
     this(original.code, original.description, original.violations, original);
   }
 
-  /** The gRPC status code of the failure. */
+  /**
+   * The gRPC status code of the failure. The common cases have predicates ({@link #isNotFound()},
+   * {@link #isAlreadyExists()}, {@link #isConflict()}, {@link #isRetryable()}), so code that only
+   * tells those apart need not import gRPC.
+   */
   public Status.Code code() {
     return code;
+  }
+
+  /** Nothing is stored under the id asked for ({@code NOT_FOUND}). */
+  public boolean isNotFound() {
+    return code == Status.Code.NOT_FOUND;
+  }
+
+  /** A create-only write found the name taken ({@code ALREADY_EXISTS}). */
+  public boolean isAlreadyExists() {
+    return code == Status.Code.ALREADY_EXISTS;
+  }
+
+  /**
+   * The stored version moved on ({@code ABORTED}: a compare-and-swap lost, or a blind write lost
+   * too many races): read again and retry.
+   */
+  public boolean isConflict() {
+    return code == Status.Code.ABORTED;
+  }
+
+  /**
+   * The server could not answer now ({@code UNAVAILABLE}: no leader, shutting down, a watch
+   * closed; or {@code DEADLINE_EXCEEDED}): the same call may succeed later.
+   */
+  public boolean isRetryable() {
+    return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
   }
 
   /** The server's message (or, when the server was not reached, why not). */

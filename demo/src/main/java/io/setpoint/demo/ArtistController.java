@@ -1,7 +1,6 @@
 package io.setpoint.demo;
 
 import com.google.protobuf.Any;
-import io.grpc.Status.Code;
 import io.setpoint.api.Conditions;
 import io.setpoint.api.Ids;
 import io.setpoint.api.References;
@@ -98,7 +97,7 @@ public final class ArtistController {
     try {
       client.delete(id);
     } catch (SetpointException e) {
-      if (e.code() != Code.NOT_FOUND) {
+      if (!e.isNotFound()) {
         throw e;
       }
     }

@@ -217,7 +217,7 @@ public final class LeaseElection implements Leadership {
         created = call(client.async().create(Resource.newBuilder().setId(id)
             .setData(Any.pack(term(Lease.newBuilder().setGroup(GROUP), 1))).build()), now + leaseDuration.toNanos());
       } catch (SetpointException e) {
-        if (e.code() == Code.ALREADY_EXISTS) {
+        if (e.isAlreadyExists()) {
           return; // another candidate created it first: it leads, and this one watches the lease from now on
         }
         throw e;
@@ -289,7 +289,7 @@ public final class LeaseElection implements Leadership {
     try {
       return Optional.of(call(client.async().readConsistent(id), deadline));
     } catch (SetpointException e) {
-      if (e.code() == Code.NOT_FOUND) {
+      if (e.isNotFound()) {
         return Optional.empty();
       }
       throw e;

@@ -1,6 +1,5 @@
 package io.setpoint.server.lifecycle;
 
-import io.grpc.Status;
 import io.setpoint.api.Ids;
 import io.setpoint.api.core.v1.Tombstone;
 import io.setpoint.api.v1.ID;
@@ -78,7 +77,7 @@ public final class Cascade {
     try {
       return Optional.of(client.readConsistent(id));
     } catch (SetpointException e) {
-      if (e.code() == Status.Code.NOT_FOUND) {
+      if (e.isNotFound()) {
         return Optional.empty();
       }
       throw e;

@@ -100,7 +100,7 @@ public final class RaftBackend implements Backend, Replication {
   private final RaftConfig config;
   private final RaftPeerId self;
   private final ReplicatedStore store;
-  private final Leadership leadership;
+  private final LeadershipEvents leadership;
   private final RaftServer server;
   /** Leadership transfers. */
   private final RaftClient client;
@@ -130,7 +130,7 @@ public final class RaftBackend implements Backend, Replication {
   private RaftBackend(
       RaftConfig config,
       ReplicatedStore store,
-      Leadership leadership,
+      LeadershipEvents leadership,
       RaftServer server,
       RaftClient client,
       Function<RaftPeerId, RaftClient> newForwarder,
@@ -182,7 +182,7 @@ public final class RaftBackend implements Backend, Replication {
     // First, so that unusable TLS files fail before anything starts.
     var parameters = RatisSettings.parameters(config);
     ReplicatedStore store = new ReplicatedStore(config.limits());
-    Leadership leadership = new Leadership();
+    LeadershipEvents leadership = new LeadershipEvents();
     RaftGroup group = RatisSettings.group(config);
     var properties = RatisSettings.properties(config);
     ExecutorService replies =

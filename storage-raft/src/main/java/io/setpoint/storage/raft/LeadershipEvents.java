@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
  * Fans leadership changes out to listeners, one call at a time and in order, on a thread of its own:
  * Ratis reports them from its own threads, which a listener must not hold up.
  */
-final class Leadership implements Consumer<Boolean>, AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(Leadership.class);
+final class LeadershipEvents implements Consumer<Boolean>, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LeadershipEvents.class);
 
   private final Set<Consumer<Boolean>> listeners = new CopyOnWriteArraySet<>();
   private final ExecutorService events =

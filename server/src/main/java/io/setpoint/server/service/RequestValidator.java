@@ -6,10 +6,12 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import io.setpoint.api.Echo;
 import io.setpoint.api.Finalizers;
+import io.setpoint.api.Shards;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.Condition;
 import io.setpoint.api.v1.Fence;
+import io.setpoint.api.v1.HashRange;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Reference;
 import io.setpoint.api.v1.Resource;
@@ -22,6 +24,7 @@ import io.setpoint.resource.Registry;
 import io.setpoint.resource.ValidationException;
 import io.setpoint.resource.Violations;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -129,6 +132,24 @@ final class RequestValidator {
     }
     v.throwIfAny();
     return fence;
+  }
+
+  /** Checks shard hash ranges: each {@code [start, end)} non-empty and within the hash space. */
+  static void hashRanges(Violations v, String field, List<HashRange> ranges) {
+    if (ranges.size() > Rules.MAX_HASH_RANGES) {
+      v.add(field, "max-items", "at most " + Rules.MAX_HASH_RANGES + " ranges are allowed, got " + ranges.size());
+      return;
+    }
+    for (int i = 0; i < ranges.size(); i++) {
+      HashRange r = ranges.get(i);
+      Violations at = v.index(field, i);
+      // uint64 fields: compared unsigned, so 2^64-1 is too large rather than negative.
+      if (Long.compareUnsigned(r.getEnd(), Shards.SPACE) > 0) {
+        at.add("end", "max", "must be at most " + Shards.SPACE + " (2^32), the end of the hash space");
+      } else if (Long.compareUnsigned(r.getStart(), r.getEnd()) >= 0) {
+        at.add("start", "range", "must be below end " + r.getEnd() + " (a range is [start, end))");
+      }
+    }
   }
 
   static void namePrefix(Violations v, String field, String prefix) {

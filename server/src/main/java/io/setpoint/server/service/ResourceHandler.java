@@ -6,11 +6,13 @@ import io.grpc.StatusRuntimeException;
 import io.setpoint.api.Finalizers;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Resources;
+import io.setpoint.api.Shards;
 import io.setpoint.api.Statuses;
 import io.setpoint.api.v1.Condition;
 import io.setpoint.api.v1.DeleteRequest;
 import io.setpoint.api.v1.DeleteResponse;
 import io.setpoint.api.v1.Fence;
+import io.setpoint.api.v1.HashRange;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.ListByOwnerRequest;
 import io.setpoint.api.v1.ListByOwnerResponse;
@@ -494,6 +496,7 @@ public final class ResourceHandler {
     Violations v = Violations.at("");
     Tenancy tenancy = validator.tenancy(v.field("tenancy"), req.getTenancy(), reg, true);
     RequestValidator.namePrefix(v, "name_prefix", req.getNamePrefix());
+    RequestValidator.hashRanges(v, "hash_ranges", req.getHashRangesList());
     // page_size is a uint32: compare unsigned, so 4294967295 is too large rather than negative.
     if (Integer.compareUnsigned(req.getPageSize(), limits.maxPageSize()) > 0) {
       v.add("page_size", "max", "must be at most " + limits.maxPageSize());
@@ -504,8 +507,11 @@ public final class ResourceHandler {
     String token = pageTokens.open(req.getPageToken(), req.getType(), tenancy, req.getNamePrefix());
     Page page = backend.list(
         consistency(req.getConsistent()), req.getType(), tenancy, req.getNamePrefix(), pageSize, token);
+    List<Resource> inShard = req.getHashRangesCount() == 0 ? page.resources() : page.resources().stream()
+        .filter(r -> Shards.in(Shards.hash(r.getId()), req.getHashRangesList()))
+        .toList();
     return ListResponse.newBuilder()
-        .addAllResources(readable(authz, reg, page.resources()))
+        .addAllResources(readable(authz, reg, inShard))
         .setNextPageToken(pageTokens.seal(page.nextPageToken(), req.getType(), tenancy, req.getNamePrefix()))
         .setRevision(page.revision())
         .build();
@@ -681,12 +687,14 @@ public final class ResourceHandler {
     Violations v = Violations.at("");
     Tenancy tenancy = validator.tenancy(v.field("tenancy"), req.getTenancy(), reg, true);
     RequestValidator.namePrefix(v, "name_prefix", req.getNamePrefix());
+    RequestValidator.hashRanges(v, "hash_ranges", req.getHashRangesList());
     v.throwIfAny();
     AclHooks.List mayList = reg.acls().list();
     mayList.check(authz, req.getType(), tenancy);
     Watch watch = backend.watch(req.getType(), tenancy, req.getNamePrefix(), req.getSinceRevision());
     // Asked again while the watch runs: a revoked token or a narrowed policy ends it.
-    return new FilteredWatch(watch, resource -> canRead(authz, reg, resource),
+    List<HashRange> ranges = req.getHashRangesList();
+    return new FilteredWatch(watch, resource -> Shards.in(Shards.hash(resource.getId()), ranges) && canRead(authz, reg, resource),
         () -> mayList.check(authz, req.getType(), tenancy));
   }
 

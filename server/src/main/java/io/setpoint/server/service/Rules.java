@@ -30,6 +30,8 @@ public final class Rules {
   static final int MAX_METADATA_ENTRIES = 64;
   static final int MAX_CONDITIONS = 64;
   static final int MAX_CONDITION_MESSAGE = 4096;
+  /** Shard hash ranges in one List or WatchList. */
+  static final int MAX_HASH_RANGES = 1024;
 
   private Rules() {}
 }

@@ -4,7 +4,6 @@ import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.manager.LeaseElection;
 import io.setpoint.controller.manager.Manager;
 import io.setpoint.demo.DemoControllers;
-import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -43,19 +42,7 @@ final class DemoControllersCommand implements Callable<Integer> {
       description = "This process's name in the election (default: host name, pid and a random suffix).")
   private String holder;
 
-  @Option(names = "-lease-duration", paramLabel = "TIME", defaultValue = "15s", converter = DurationConverter.class,
-      description = "How long a lease goes unrenewed before a standby takes over (default: ${DEFAULT-VALUE}).")
-  private Duration leaseDuration;
-
-  @Option(names = "-renew-deadline", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
-      description = "How long the leader leads without renewing before it steps down; less than -lease-duration"
-          + " (default: ${DEFAULT-VALUE}).")
-  private Duration renewDeadline;
-
-  @Option(names = "-retry-period", paramLabel = "TIME", defaultValue = "2s", converter = DurationConverter.class,
-      description = "How often the leader renews and standbys look at the lease; less than -renew-deadline"
-          + " (default: ${DEFAULT-VALUE}).")
-  private Duration retryPeriod;
+  @Mixin private ElectionOptions timing;
 
   @Override
   public Integer call() {
@@ -93,8 +80,7 @@ final class DemoControllersCommand implements Callable<Integer> {
   }
 
   private LeaseElection.Builder election() {
-    LeaseElection.Builder b = LeaseElection.named(election)
-        .leaseDuration(leaseDuration).renewDeadline(renewDeadline).retryPeriod(retryPeriod);
+    LeaseElection.Builder b = timing.applyTo(LeaseElection.named(election));
     return holder == null ? b : b.holder(holder);
   }
 }

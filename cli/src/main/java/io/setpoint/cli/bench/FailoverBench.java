@@ -9,7 +9,7 @@ import io.setpoint.api.core.v1.Lease;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Status;
-import io.setpoint.cli.DurationConverter;
+import io.setpoint.cli.ElectionOptions;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import io.setpoint.demo.ArtistController;
@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -53,17 +54,7 @@ final class FailoverBench implements Callable<Integer> {
       description = "Leaders killed (default: ${DEFAULT-VALUE}).")
   private int rounds;
 
-  @Option(names = "-lease-duration", paramLabel = "TIME", defaultValue = "15s", converter = DurationConverter.class,
-      description = "The election's lease duration (default: ${DEFAULT-VALUE}).")
-  private Duration leaseDuration;
-
-  @Option(names = "-renew-deadline", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
-      description = "The election's renew deadline (default: ${DEFAULT-VALUE}).")
-  private Duration renewDeadline;
-
-  @Option(names = "-retry-period", paramLabel = "TIME", defaultValue = "2s", converter = DurationConverter.class,
-      description = "The election's retry period (default: ${DEFAULT-VALUE}).")
-  private Duration retryPeriod;
+  @Mixin private ElectionOptions timing;
 
   private final Map<String, Process> running = new LinkedHashMap<>();
   private int started;
@@ -75,7 +66,7 @@ final class FailoverBench implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "-processes must be at least 2, was " + processes);
     }
     PrintWriter out = spec.commandLine().getOut();
-    Duration wait = leaseDuration.multipliedBy(4).plusSeconds(60);
+    Duration wait = timing.leaseDuration().multipliedBy(4).plusSeconds(60);
     List<Double> failovers = new ArrayList<>();
     try (Agent agent = Agent.builder().port(0).acls(false).types(DemoTypes::register).start();
         SetpointClient client = SetpointClient.connect("127.0.0.1:" + agent.port())) {
@@ -104,18 +95,12 @@ final class FailoverBench implements Callable<Integer> {
     }
     List<Double> sorted = failovers.stream().sorted().toList();
     out.println(Bench.machine());
-    out.printf(Locale.ROOT, "%d controller processes, lease %s, renew deadline %s, retry period %s, %d leaders killed%n",
-        processes, seconds(leaseDuration), seconds(renewDeadline), seconds(retryPeriod), rounds);
+    out.printf(Locale.ROOT, "%d controller processes, %s, %d leaders killed%n", processes, timing.describe(), rounds);
     out.printf(Locale.ROOT, "kill -9 of the leader to a new write reconciled: median %.2f s, max %.2f s, min %.2f s%n",
         sorted.get(sorted.size() / 2), sorted.get(sorted.size() - 1), sorted.get(0));
-    out.printf(Locale.ROOT, "(a standby takes over after the lease goes unrenewed for %s, seen at its next look, every %s)%n",
-        seconds(leaseDuration), seconds(retryPeriod));
+    out.println("(a standby takes over once the lease has gone unrenewed for the lease duration, at its next look)");
     out.flush();
     return 0;
-  }
-
-  private static String seconds(Duration d) {
-    return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
   }
 
   private void start(String address) throws IOException {
@@ -125,9 +110,8 @@ final class FailoverBench implements Callable<Integer> {
     List<String> command = new ArrayList<>(List.of(java));
     command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.setpoint.cli.Main",
-        "demo", "controllers", "-address", address, "-holder", holder,
-        "-lease-duration", leaseDuration.toMillis() + "ms", "-renew-deadline", renewDeadline.toMillis() + "ms",
-        "-retry-period", retryPeriod.toMillis() + "ms"));
+        "demo", "controllers", "-address", address, "-holder", holder));
+    command.addAll(timing.args());
     running.put(holder, new ProcessBuilder(command)
         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
         .redirectError(ProcessBuilder.Redirect.DISCARD)

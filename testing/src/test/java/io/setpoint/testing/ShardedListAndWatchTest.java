@@ -17,10 +17,15 @@ import io.setpoint.client.SetpointException;
 import io.setpoint.client.Watch;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v1.RecordLabel;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -127,5 +132,34 @@ class ShardedListAndWatchTest {
     Set<String> out = new HashSet<>(set);
     out.add(one);
     return out;
+  }
+
+  @Test
+  void overHttpAListTakesTheRangesAsAParameter() throws Exception {
+    for (int i = 0; i < 30; i++) {
+      label("h-" + i, "H " + i);
+    }
+    List<HashRange> mine = WORKERS.get(2);
+    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    String base = "http://127.0.0.1:" + setpoint.agent().port() + "/api/demo/v1/RecordLabel?partition=default";
+    String ranges = mine.stream().map(r -> r.getStart() + "-" + r.getEnd()).collect(Collectors.joining(","));
+
+    HttpResponse<String> share = http.send(HttpRequest.newBuilder(URI.create(base + "&hash_ranges=" + ranges)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(share.statusCode()).as(share.body()).isEqualTo(200);
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      if (Shards.in(Shards.hash(id("h-" + i)), mine)) {
+        expected.add("\"name\":\"h-" + i + "\"");
+      }
+    }
+    assertThat(expected).isNotEmpty();
+    assertThat(share.body()).contains(expected);
+    assertThat(share.body().split("\"name\":\"h-", -1)).hasSize(expected.size() + 1);
+
+    HttpResponse<String> malformed = http.send(HttpRequest.newBuilder(URI.create(base + "&hash_ranges=5")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(malformed.statusCode()).isEqualTo(400);
+    assertThat(malformed.body()).contains("hash_ranges");
   }
 }

@@ -94,6 +94,8 @@ final class ApiDocuments {
             query("page_size", "At most this many per page (0: the server default)", Json.object().put("type", "integer").put("minimum", 0)),
             query("page_token", "The nextPageToken of the previous page", string()),
             query("consistent", "A linearizable read instead of the default eventually consistent one", bool()),
+            query("hash_ranges", "Only resources whose shard hash falls in one of these ranges, START-END (half-open,"
+                + " within 0-4294967296) separated by commas", string()),
             query("watch", "Stream a snapshot, an end_of_snapshot event, then every change (text/event-stream); "
                 + "resume with the Last-Event-ID header", bool()))),
         response(schemas.ref(typeName + "List")));

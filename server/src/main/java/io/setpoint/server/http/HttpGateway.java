@@ -75,8 +75,8 @@ import java.util.concurrent.Executors;
 public final class HttpGateway implements HttpService {
   private static final String PREFIX = "/api/";
   private static final Set<String> LIST =
-      Set.of("partition", "namespace", "name_prefix", "page_size", "page_token", "consistent", "watch");
-  private static final Set<String> WATCH = Set.of("partition", "namespace", "name_prefix", "watch");
+      Set.of("partition", "namespace", "name_prefix", "page_size", "page_token", "consistent", "watch", "hash_ranges");
+  private static final Set<String> WATCH = Set.of("partition", "namespace", "name_prefix", "watch", "hash_ranges");
   private static final Set<String> READ = Set.of("partition", "namespace", "uid", "consistent");
   private static final Set<String> WRITE = Set.of("partition", "namespace", "uid", "version");
   private static final Set<String> OWNED = Set.of("partition", "namespace", "uid");
@@ -265,7 +265,8 @@ public final class HttpGateway implements HttpService {
       FilteredWatch watch;
       try {
         watch = handler.watchList(authz, WatchListRequest.newBuilder()
-            .setType(type).setTenancy(tenancy(q)).setNamePrefix(q.string("name_prefix")).setSinceRevision(since).build());
+            .setType(type).setTenancy(tenancy(q)).setNamePrefix(q.string("name_prefix")).setSinceRevision(since)
+            .addAllHashRanges(q.hashRanges("hash_ranges")).build());
       } catch (StorageException e) {
         if (e.reason() == StorageException.Reason.FUTURE_REVISION) {
           throw ValidationException.of("Last-Event-ID", "revision", e.getMessage());
@@ -283,6 +284,7 @@ public final class HttpGateway implements HttpService {
         .setPageSize(q.uint32("page_size"))
         .setPageToken(q.string("page_token"))
         .setConsistent(q.flag("consistent"))
+        .addAllHashRanges(q.hashRanges("hash_ranges"))
         .build()));
   }
 

@@ -2,8 +2,10 @@ package io.setpoint.server.http;
 
 import com.linecorp.armeria.common.QueryParams;
 import io.setpoint.api.Echo;
+import io.setpoint.api.v1.HashRange;
 import io.setpoint.resource.ValidationException;
 import io.setpoint.resource.Violations;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -70,5 +72,30 @@ final class Query {
       // answered below
     }
     throw ValidationException.of(name, "uint32", Echo.quote(value) + " must be a number from 0 to 4294967295");
+  }
+
+  /**
+   * Shard hash ranges written {@code START-END,START-END} (each {@code [START, END)}), none when
+   * absent; the resource service checks that each lies in the hash space.
+   */
+  List<HashRange> hashRanges(String name) {
+    String value = params.get(name);
+    if (value == null || value.isEmpty()) {
+      return List.of();
+    }
+    List<HashRange> out = new ArrayList<>();
+    for (String part : value.split(",", -1)) {
+      int dash = part.indexOf('-');
+      try {
+        out.add(HashRange.newBuilder()
+            .setStart(Long.parseUnsignedLong(part.substring(0, dash)))
+            .setEnd(Long.parseUnsignedLong(part.substring(dash + 1)))
+            .build());
+      } catch (RuntimeException e) {
+        throw ValidationException.of(name, "hash-ranges", Echo.quote(value)
+            + " must be ranges START-END separated by commas, such as 0-2147483648,2147483648-4294967296");
+      }
+    }
+    return out;
   }
 }

@@ -61,6 +61,14 @@ public final class Shards {
     return false;
   }
 
+  /**
+   * Whether the resource {@code id} falls in one of {@code ranges}; with none, every resource does,
+   * and no hash is computed (a watch without ranges pays nothing per event).
+   */
+  public static boolean contains(List<HashRange> ranges, ID id) {
+    return ranges.isEmpty() || in(hash(id), ranges);
+  }
+
   /** The range {@code [start, end)}. */
   public static HashRange range(long start, long end) {
     return HashRange.newBuilder().setStart(start).setEnd(end).build();

@@ -5,6 +5,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Timestamp;
 import io.grpc.Status.Code;
 import io.setpoint.api.Ids;
+import io.setpoint.api.Leases;
 import io.setpoint.api.Types;
 import io.setpoint.api.core.v1.Lease;
 import io.setpoint.api.v1.Fence;
@@ -231,7 +232,7 @@ public final class LeaseElection implements Leadership {
       observedVersion = stored.getVersion();
       observedSince = now;
     }
-    boolean released = !after(lease.getExpiresAt(), lease.getRenewedAt());
+    boolean released = Leases.isReleased(lease);
     boolean expired = now - observedSince >= leaseDuration.toNanos();
     // Its own lease, from a term it stepped down from: no one took it since, so take it back now.
     boolean own = lease.getHolder().equals(holder);
@@ -339,9 +340,6 @@ public final class LeaseElection implements Leadership {
     }
   }
 
-  private static boolean after(Timestamp a, Timestamp b) {
-    return a.getSeconds() != b.getSeconds() ? a.getSeconds() > b.getSeconds() : a.getNanos() > b.getNanos();
-  }
 
   private static Timestamp timestamp(Instant instant) {
     return Timestamp.newBuilder().setSeconds(instant.getEpochSecond()).setNanos(instant.getNano()).build();

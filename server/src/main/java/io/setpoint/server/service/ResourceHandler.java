@@ -508,7 +508,7 @@ public final class ResourceHandler {
     Page page = backend.list(
         consistency(req.getConsistent()), req.getType(), tenancy, req.getNamePrefix(), pageSize, token);
     List<Resource> inShard = req.getHashRangesCount() == 0 ? page.resources() : page.resources().stream()
-        .filter(r -> Shards.in(Shards.hash(r.getId()), req.getHashRangesList()))
+        .filter(r -> Shards.contains(req.getHashRangesList(), r.getId()))
         .toList();
     return ListResponse.newBuilder()
         .addAllResources(readable(authz, reg, inShard))
@@ -694,7 +694,7 @@ public final class ResourceHandler {
     Watch watch = backend.watch(req.getType(), tenancy, req.getNamePrefix(), req.getSinceRevision());
     // Asked again while the watch runs: a revoked token or a narrowed policy ends it.
     List<HashRange> ranges = req.getHashRangesList();
-    return new FilteredWatch(watch, resource -> Shards.in(Shards.hash(resource.getId()), ranges) && canRead(authz, reg, resource),
+    return new FilteredWatch(watch, resource -> Shards.contains(ranges, resource.getId()) && canRead(authz, reg, resource),
         () -> mayList.check(authz, req.getType(), tenancy));
   }
 

@@ -1,8 +1,8 @@
 package io.setpoint.storage.engine;
 
 import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.protobuf.Timestamp;
 import io.setpoint.api.Ids;
+import io.setpoint.api.Leases;
 import io.setpoint.api.Types;
 import io.setpoint.api.core.v1.Lease;
 import io.setpoint.api.v1.Fence;
@@ -50,14 +50,11 @@ public final class Fences {
     if (!lease.getHolder().equals(fence.getHolder()) || lease.getEpoch() != fence.getEpoch()) {
       throw fenced(fence, "it is held by " + lease.getHolder() + " at epoch " + lease.getEpoch());
     }
-    if (!after(lease.getExpiresAt(), lease.getRenewedAt())) {
+    if (Leases.isReleased(lease)) {
       throw fenced(fence, "its holder released it");
     }
   }
 
-  private static boolean after(Timestamp a, Timestamp b) {
-    return a.getSeconds() != b.getSeconds() ? a.getSeconds() > b.getSeconds() : a.getNanos() > b.getNanos();
-  }
 
   private static StorageException fenced(Fence fence, String why) {
     return new StorageException(

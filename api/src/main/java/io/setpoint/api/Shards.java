@@ -29,12 +29,24 @@ public final class Shards {
     h = fnv(h, id.getTenancy().getNamespace());
     h = fnvByte(h, 0);
     h = fnv(h, id.getName());
+    return Integer.toUnsignedLong(fmix(h));
+  }
+
+  /**
+   * The shard hash of a key that is not a resource, such as a generic loop's key as text: the same
+   * FNV-1a and finalizer over its UTF-8. From 0 to {@code SPACE - 1}.
+   */
+  public static long hash(String key) {
+    return Integer.toUnsignedLong(fmix(fnv(0x811c9dc5, key)));
+  }
+
+  private static int fmix(int h) {
     h ^= h >>> 16;
     h *= 0x85ebca6b;
     h ^= h >>> 13;
     h *= 0xc2b2ae35;
     h ^= h >>> 16;
-    return Integer.toUnsignedLong(h);
+    return h;
   }
 
   private static int fnv(int h, String part) {

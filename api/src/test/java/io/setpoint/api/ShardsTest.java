@@ -23,6 +23,12 @@ class ShardsTest {
   }
 
   @Test
+  void theHashOfAKeyIsPinned() {
+    assertThat(Shards.hash("inventory/item-1")).isEqualTo(2817287903L);
+    assertThat(Shards.hash("")).isBetween(0L, Shards.SPACE - 1);
+  }
+
+  @Test
   void rangesAreHalfOpenAndNoRangesMeansEverything() {
     List<io.setpoint.api.v1.HashRange> ranges = List.of(Shards.range(10, 20), Shards.range(30, Shards.SPACE));
     assertThat(Shards.in(10, ranges)).isTrue();

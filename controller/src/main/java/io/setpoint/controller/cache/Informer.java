@@ -1,8 +1,10 @@
 package io.setpoint.controller.cache;
 
 import io.grpc.Status;
+import io.setpoint.api.Shards;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.Types;
+import io.setpoint.api.v1.HashRange;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Scope;
 import io.setpoint.api.v1.Type;
@@ -15,6 +17,7 @@ import io.setpoint.controller.predicate.ResourceEvent;
 import io.setpoint.controller.time.Ticker;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * Keeps one type's {@link TypeStore} in step with the server through a single watch: fills it from
  * the snapshot, applies every change, and only then hands the change to listeners. When the watch
  * breaks it resumes from its last revision; when that revision is gone it lists afresh and turns
- * the difference into events, so listeners never miss a delete.
+ * the difference into events, so listeners never miss a delete. It may hold only some {@link
+ * HashRange}s of the type (a shard's), and moves to other ranges by listing afresh.
  */
 final class Informer {
   private static final Logger log = LoggerFactory.getLogger(Informer.class);
@@ -45,11 +49,20 @@ final class Informer {
   private Thread thread;
   /** The newest revision applied to the store; written by the informer's thread only. */
   private volatile long revision;
-  /** Notified after the store reflects a newer revision, for {@link #awaitRevision}. */
+  /** Notified after the store reflects a newer revision or ranges, and on a new restriction. */
   private final Object progress = new Object();
+  /** The ranges held, all of the type when null; guarded by {@code progress}. */
+  private List<HashRange> ranges;
+  /** Counts restrictions; guarded by {@code progress}. */
+  private long generation;
+  /** The restriction whose listing the store reflects. */
+  private volatile long listedGeneration;
+  /** Set when the ranges changed and the watch must start over with them. */
+  private volatile boolean restart;
 
   Informer(SetpointClient client, Type type, Scope scope, TypeStore store, Consumer<ResourceEvent> listener,
-      Ticker ticker) {
+      Ticker ticker, List<HashRange> ranges) {
+    this.ranges = ranges;
     this.ticker = ticker;
     this.client = client;
     this.type = type;
@@ -88,6 +101,48 @@ final class Informer {
     return true;
   }
 
+  /**
+   * Holds only {@code ranges} of the type from now on (all of it when null, nothing when empty);
+   * returns the number to {@linkplain #awaitListed await}. Resources leaving the ranges are dropped
+   * without a delete event: they still exist, in another shard.
+   */
+  long restrict(List<HashRange> ranges) {
+    long gen;
+    synchronized (progress) {
+      this.ranges = ranges == null ? null : List.copyOf(ranges);
+      gen = ++generation;
+      restart = true;
+      progress.notifyAll();
+    }
+    Watch watch = current;
+    if (watch != null) {
+      watch.close();
+    }
+    return gen;
+  }
+
+  /** Waits until the store holds what the restriction {@code gen} asked for; false on timeout. */
+  boolean awaitListed(long gen, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (progress) {
+      while (listedGeneration < gen) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || closed) {
+          return listedGeneration >= gen;
+        }
+        TimeUnit.NANOSECONDS.timedWait(progress, left);
+      }
+    }
+    return true;
+  }
+
+  private void listed(long gen) {
+    synchronized (progress) {
+      listedGeneration = gen;
+      progress.notifyAll();
+    }
+  }
+
   private void advance(long to) {
     if (to > revision) {
       revision = to;
@@ -110,6 +165,9 @@ final class Informer {
     if (thread != null) {
       thread.interrupt();
     }
+    synchronized (progress) {
+      progress.notifyAll();
+    }
   }
 
   private void run() {
@@ -118,10 +176,18 @@ final class Informer {
     while (!closed) {
       try {
         follow(relist);
-        return;
+        if (!restart || closed) {
+          return;
+        }
+        relist = true;
+        continue;
       } catch (SetpointException e) {
         if (closed) {
           return;
+        }
+        if (restart) {
+          relist = true;
+          continue;
         }
         relist = e.code() == Status.Code.OUT_OF_RANGE || revision == 0;
         log.warn("watch of {} broke ({}); {} in {} ms", Types.format(type), e.getMessage(),
@@ -144,15 +210,29 @@ final class Informer {
 
   /** Follows one watch until it ends; a fresh listing first reconciles the store with it. */
   private void follow(boolean relist) {
+    List<HashRange> held;
+    long gen;
+    synchronized (progress) {
+      held = ranges;
+      gen = generation;
+      restart = false;
+    }
+    if (held != null && held.isEmpty()) {
+      holdNothing(gen);
+      return;
+    }
     WatchListRequest.Builder request = WatchListRequest.newBuilder()
         .setType(type)
         .setTenancy(Tenancies.wildcard(scope));
+    if (held != null) {
+      request.addAllHashRanges(held);
+    }
     if (!relist) {
       request.setSinceRevision(revision);
     }
     try (Watch watch = client.watch(request.build())) {
       current = watch;
-      if (closed) {
+      if (closed || restart) {
         return;
       }
       Set<String> seen = relist ? new HashSet<>() : null;
@@ -169,10 +249,11 @@ final class Informer {
           case DELETE -> delete(event.getDelete().getResource(), event.getRevision());
           case END_OF_SNAPSHOT -> {
             if (seen != null) {
-              dropMissing(seen, event.getRevision());
+              dropMissing(seen, held, event.getRevision());
               seen = null;
             }
             advance(event.getRevision());
+            listed(gen);
             primed.countDown();
           }
           default -> log.warn("ignoring an unknown watch event for {}", Types.format(type));
@@ -198,13 +279,34 @@ final class Informer {
     listener.accept(new ResourceEvent(ResourceEvent.Kind.DELETE, previous, resource, eventRevision));
   }
 
-  /** After a fresh listing: everything cached but not listed was deleted meanwhile. */
-  private void dropMissing(Set<String> listed, long snapshotRevision) {
+  /**
+   * After a fresh listing: everything cached but not listed was deleted meanwhile, or left the
+   * ranges held (and is dropped quietly).
+   */
+  private void dropMissing(Set<String> listed, List<HashRange> held, long snapshotRevision) {
     for (String key : Set.copyOf(store.keys())) {
       if (!listed.contains(key)) {
         Resource gone = store.remove(key);
-        if (gone != null) {
+        if (gone != null && (held == null || Shards.contains(held, gone.getId()))) {
           listener.accept(new ResourceEvent(ResourceEvent.Kind.DELETE, gone, gone, snapshotRevision));
+        }
+      }
+    }
+  }
+
+  /** Holds no range: empties the store quietly and waits for another restriction. */
+  private void holdNothing(long gen) {
+    for (String key : Set.copyOf(store.keys())) {
+      store.remove(key);
+    }
+    listed(gen);
+    primed.countDown();
+    synchronized (progress) {
+      while (!restart && !closed) {
+        try {
+          progress.wait();
+        } catch (InterruptedException e) {
+          return;
         }
       }
     }

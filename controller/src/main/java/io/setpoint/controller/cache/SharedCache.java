@@ -2,6 +2,7 @@ package io.setpoint.controller.cache;
 
 import com.google.protobuf.Message;
 import io.setpoint.api.Types;
+import io.setpoint.api.v1.HashRange;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Scope;
@@ -34,6 +35,8 @@ public final class SharedCache implements Cache, AutoCloseable {
   private final Map<Type, Informer> informers = new ConcurrentHashMap<>();
   private final Map<Type, List<Consumer<ResourceEvent>>> listeners = new ConcurrentHashMap<>();
   private final Map<String, Query> queries = new ConcurrentHashMap<>();
+  /** The hash ranges held of restricted types; a type not here is held whole. */
+  private final Map<Type, List<HashRange>> restrictions = new ConcurrentHashMap<>();
 
   private final Ticker ticker;
 
@@ -55,10 +58,48 @@ public final class SharedCache implements Cache, AutoCloseable {
    */
   public void watch(Type type) {
     informers.computeIfAbsent(type, t -> {
-      Informer informer = new Informer(client, t, scope(t), store(t), event -> dispatch(t, event), ticker);
+      Informer informer = new Informer(client, t, scope(t), store(t), event -> dispatch(t, event), ticker,
+          restrictions.get(t));
       informer.start();
       return informer;
     });
+  }
+
+  /**
+   * Holds only the resources of {@code type} whose {@linkplain io.setpoint.api.Shards#hash shard
+   * hash} falls in {@code ranges} (none when empty), the server filtering the watch: a shard's
+   * cache. Resources leaving the ranges are dropped without a delete event; those entering come as
+   * upserts. Waits until the cache holds the new ranges; false on timeout.
+   *
+   * @throws UnknownTypeException when the server does not serve {@code type}
+   */
+  public boolean restrict(Type type, List<HashRange> ranges, Duration timeout) throws InterruptedException {
+    List<HashRange> held = List.copyOf(ranges);
+    if (held.equals(restrictions.put(type, held))) {
+      return awaitPrimed(List.of(type), timeout);
+    }
+    return reshape(type, held, timeout);
+  }
+
+  /** Holds all of {@code type} again after {@link #restrict}; waits as it does. */
+  public boolean unrestrict(Type type, Duration timeout) throws InterruptedException {
+    if (restrictions.remove(type) == null) {
+      return true;
+    }
+    return reshape(type, null, timeout);
+  }
+
+  /** Whether {@code type} is held whole, not {@linkplain #restrict restricted} to some ranges. */
+  public boolean isWhole(Type type) {
+    return !restrictions.containsKey(type);
+  }
+
+  private boolean reshape(Type type, List<HashRange> ranges, Duration timeout) throws InterruptedException {
+    Informer existing = informers.get(type);
+    if (existing == null) {
+      return awaitPrimed(List.of(type), timeout);
+    }
+    return existing.awaitListed(existing.restrict(ranges), timeout);
   }
 
   /** Adds {@code index} to {@code type} (filled from what is cached). */

@@ -1,6 +1,7 @@
 package io.setpoint.controller.manager;
 
 import io.setpoint.api.Ids;
+import io.setpoint.api.Shards;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.controller.Controller;
@@ -14,6 +15,7 @@ import io.setpoint.controller.queue.WorkQueue;
 import io.setpoint.controller.time.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -24,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * Runs one controller: feeds its work queue from the shared cache's events, its mappers and its
  * sources, and drains it with {@code concurrency} {@link Workers} (the reconcile loop it shares with
  * generic loops). The queue guarantees one reconcile per request at a time and that an update
- * arriving meanwhile is reconciled after.
+ * arriving meanwhile is reconciled after. A sharded controller's runner takes only the keys whose
+ * slots the {@link SlotGate} holds open.
  */
 final class ControllerRunner implements Runner {
   private static final Logger log = LoggerFactory.getLogger(ControllerRunner.class);
@@ -41,12 +44,16 @@ final class ControllerRunner implements Runner {
   private final Workers<Request> workers;
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final ReadYourWrites<Request> ownWrites;
+  /** The shard's open slots; null when the controller is not sharded. */
+  private final SlotGate shard;
+  private final Consumer<BitSet> slotsOpened = this::queueSlots;
 
   private record Registration(io.setpoint.api.v1.Type type, Consumer<ResourceEvent> listener) {}
 
-  ControllerRunner(
-      Controller controller, SharedCache cache, ControllerRuntime runtime, ControllerMetrics metrics, Ticker ticker) {
+  ControllerRunner(Controller controller, SharedCache cache, ControllerRuntime runtime, ControllerMetrics metrics,
+      Ticker ticker, SlotGate shard) {
     this.controller = controller;
+    this.shard = shard;
     this.cache = cache;
     this.runtime = runtime;
     this.ownWrites = new ReadYourWrites<>(cache, OWN_WRITES_BOUND);
@@ -62,6 +69,27 @@ final class ControllerRunner implements Runner {
     this.workers = new Workers<>(controller.name(), queue, metrics, ticker,
         new Workers.Policy(controller.reconcileTimeout(), controller.resync(), Integer.MAX_VALUE, "resource"),
         this::reconcile);
+    if (shard != null) {
+      workers.admit(new Workers.Admission<>() {
+        @Override
+        public boolean enter(Request request) {
+          return shard.enter(slot(request.id()));
+        }
+
+        @Override
+        public void exit(Request request) {
+          shard.exit(slot(request.id()));
+        }
+      });
+    }
+  }
+
+  private static int slot(io.setpoint.api.v1.ID id) {
+    return ShardRing.slotOf(Shards.hash(id));
+  }
+
+  private boolean isMine(io.setpoint.api.v1.ID id) {
+    return shard == null || shard.isOpen(slot(id));
   }
 
   /** One reconcile, once the cache shows what the previous reconcile of the same key wrote. */
@@ -79,9 +107,30 @@ final class ControllerRunner implements Runner {
     workers.onFailure(listener);
   }
 
-  /** Queues {@code request} at high priority with a manual trigger. */
+  /**
+   * Queues {@code request} at high priority with a manual trigger.
+   *
+   * @throws IllegalStateException when another member of the shard group owns it
+   */
   void trigger(Request request, String reason) {
+    if (!isMine(request.id())) {
+      throw new IllegalStateException("controller " + controller.name() + " is sharded and "
+          + Ids.format(request.id()) + " belongs to another member of the shard group");
+    }
     queue.add(request, Trigger.manual(reason), Priority.HIGH);
+  }
+
+  /** Queues every cached managed resource of {@code slots}, which this shard just took over. */
+  private void queueSlots(BitSet slots) {
+    if (stopping.get()) {
+      return;
+    }
+    Trigger moved = Trigger.of(Trigger.Kind.STARTUP, "shard slots moved here");
+    for (Resource resource : cache.list(controller.managedType())) {
+      if (slots.get(slot(resource.getId())) && isMine(resource.getId())) {
+        queue.add(Request.of(resource.getId()), moved, Priority.LOW);
+      }
+    }
   }
 
   @Override
@@ -97,6 +146,9 @@ final class ControllerRunner implements Runner {
     }
     controller.queries().forEach(cache::addQuery);
     listen(controller.managedType(), this::onManagedEvent);
+    if (shard != null) {
+      shard.onOpen(slotsOpened);
+    }
     for (Controller.Watch watch : controller.watches()) {
       listen(watch.type(), event -> onWatchedEvent(watch, event));
     }
@@ -105,7 +157,9 @@ final class ControllerRunner implements Runner {
     }
     controller.initializer().initialize(runtime);
     for (Resource resource : cache.list(controller.managedType())) {
-      queue.add(Request.of(resource.getId()), Trigger.startup(), Priority.LOW);
+      if (isMine(resource.getId())) {
+        queue.add(Request.of(resource.getId()), Trigger.startup(), Priority.LOW);
+      }
     }
     for (Controller.SourceBinding<?> binding : controller.sources()) {
       sources.add(startSource(binding));
@@ -121,6 +175,9 @@ final class ControllerRunner implements Runner {
       return;
     }
     listeners.forEach(r -> cache.removeListener(r.type(), r.listener()));
+    if (shard != null) {
+      shard.removeOnOpen(slotsOpened);
+    }
     for (AutoCloseable source : sources) {
       try {
         source.close();
@@ -179,6 +236,9 @@ final class ControllerRunner implements Runner {
   private void enqueue(Request request, Trigger trigger) {
     if (!request.id().getType().equals(controller.managedType())) {
       log.debug("controller {}: dropping a request for {}, which it does not manage", controller.name(), request);
+      return;
+    }
+    if (!isMine(request.id())) {
       return;
     }
     queue.add(request, trigger, Priority.HIGH);

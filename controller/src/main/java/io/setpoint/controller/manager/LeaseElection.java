@@ -1,8 +1,6 @@
 package io.setpoint.controller.manager;
 
 import com.google.protobuf.Any;
-import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.protobuf.Timestamp;
 import io.grpc.Status.Code;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Leases;
@@ -14,20 +12,13 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import io.setpoint.controller.time.Ticker;
-import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,6 +64,7 @@ public final class LeaseElection implements Leadership {
   private final SetpointClient client;
   private final Ticker ticker;
   private final Clock clock;
+  private final LeaseCalls calls;
   private final ID id;
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   /** The fence of the term this process holds; null while it does not lead. */
@@ -98,6 +90,7 @@ public final class LeaseElection implements Leadership {
     this.client = client;
     this.ticker = ticker;
     this.clock = clock;
+    this.calls = new LeaseCalls(ticker);
     this.id = Ids.of(Types.LEASE, name);
   }
 
@@ -171,8 +164,8 @@ public final class LeaseElection implements Leadership {
     if (fence != null && held != null) {
       fence = null;
       try {
-        Lease lease = lease(held);
-        call(client.async().write(held.toBuilder()
+        Lease lease = LeaseCalls.lease(held);
+        calls.call(client.async().write(held.toBuilder()
             .setData(Any.pack(lease.toBuilder().setExpiresAt(lease.getRenewedAt()).build()))
             .build()), ticker.read() + renewDeadline.toNanos());
         log.info("election {}: {} released the lease", name, holder);
@@ -215,7 +208,7 @@ public final class LeaseElection implements Leadership {
     if (current.isEmpty()) {
       Resource created;
       try {
-        created = call(client.async().create(Resource.newBuilder().setId(id)
+        created = calls.call(client.async().create(Resource.newBuilder().setId(id)
             .setData(Any.pack(term(Lease.newBuilder().setGroup(GROUP), 1))).build()), now + leaseDuration.toNanos());
       } catch (SetpointException e) {
         if (e.isAlreadyExists()) {
@@ -227,7 +220,7 @@ public final class LeaseElection implements Leadership {
       return;
     }
     Resource stored = current.get();
-    Lease lease = lease(stored);
+    Lease lease = LeaseCalls.lease(stored);
     if (!stored.getVersion().equals(observedVersion)) {
       observedVersion = stored.getVersion();
       observedSince = now;
@@ -239,17 +232,17 @@ public final class LeaseElection implements Leadership {
     if (!released && !expired && !own) {
       return;
     }
-    Resource taken = call(client.async().write(stored.toBuilder()
+    Resource taken = calls.call(client.async().write(stored.toBuilder()
         .setData(Any.pack(term(lease.toBuilder(), lease.getEpoch() + 1))).build()), now + leaseDuration.toNanos());
     lead(taken, now);
   }
 
   private void renew() throws InterruptedException {
     long sent = ticker.read();
-    Lease lease = lease(held);
+    Lease lease = LeaseCalls.lease(held);
     Resource renewed;
     try {
-      renewed = call(client.async().write(held.toBuilder()
+      renewed = calls.call(client.async().write(held.toBuilder()
           .setData(Any.pack(term(lease.toBuilder(), lease.getEpoch()))).build()), renewedAt + renewDeadline.toNanos());
     } catch (SetpointException e) {
       if (e.code() == Code.ABORTED || e.code() == Code.NOT_FOUND || e.code() == Code.FAILED_PRECONDITION) {
@@ -266,13 +259,13 @@ public final class LeaseElection implements Leadership {
   private Lease term(Lease.Builder lease, long epoch) {
     Instant now = clock.instant();
     return lease.setGroup(GROUP).setKey("").setHolder(holder).setEpoch(epoch)
-        .setRenewedAt(timestamp(now)).setExpiresAt(timestamp(now.plus(leaseDuration))).build();
+        .setRenewedAt(LeaseCalls.timestamp(now)).setExpiresAt(LeaseCalls.timestamp(now.plus(leaseDuration))).build();
   }
 
   private void lead(Resource lease, long sentAt) {
     held = lease;
     renewedAt = sentAt;
-    long epoch = lease(lease).getEpoch();
+    long epoch = LeaseCalls.lease(lease).getEpoch();
     fence = Fence.newBuilder().setLease(name).setHolder(holder).setEpoch(epoch).build();
     log.info("election {}: {} leads (epoch {})", name, holder, epoch);
     listeners.forEach(Runnable::run);
@@ -288,7 +281,7 @@ public final class LeaseElection implements Leadership {
 
   private Optional<Resource> find(long deadline) throws InterruptedException {
     try {
-      return Optional.of(call(client.async().readConsistent(id), deadline));
+      return Optional.of(calls.call(client.async().readConsistent(id), deadline));
     } catch (SetpointException e) {
       if (e.isNotFound()) {
         return Optional.empty();
@@ -298,60 +291,12 @@ public final class LeaseElection implements Leadership {
   }
 
   /**
-   * Waits for {@code call} until {@code deadline} on the ticker (a manual ticker's jumps wake the
-   * wait), then cancels it: a renew must not outlast the renew deadline just because the server is
-   * slow to answer.
-   */
-  private <T> T call(CompletableFuture<T> call, long deadline) throws InterruptedException {
-    Semaphore wake = new Semaphore(0);
-    call.whenComplete((result, failure) -> wake.release());
-    try (Ticker.Registration ignored = ticker.onAdvance(wake::release)) {
-      while (!call.isDone()) {
-        long left = deadline - ticker.read();
-        if (left <= 0) {
-          call.cancel(true);
-          throw new IllegalStateException("the server did not answer in time");
-        }
-        if (ticker.isManual()) {
-          wake.acquire();
-        } else {
-          wake.tryAcquire(left, TimeUnit.NANOSECONDS);
-        }
-      }
-    } catch (InterruptedException e) {
-      call.cancel(true);
-      throw e;
-    }
-    try {
-      return call.get();
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException cause) {
-        throw cause;
-      }
-      throw new IllegalStateException(e.getCause());
-    }
-  }
-
-  private static Lease lease(Resource resource) {
-    try {
-      return resource.getData().unpack(Lease.class);
-    } catch (InvalidProtocolBufferException e) {
-      throw new IllegalStateException(Ids.format(resource.getId()) + " does not hold a core.v1.Lease", e);
-    }
-  }
-
-
-  private static Timestamp timestamp(Instant instant) {
-    return Timestamp.newBuilder().setSeconds(instant.getEpochSecond()).setNanos(instant.getNano()).build();
-  }
-
-  /**
    * Configures a {@link LeaseElection}; hand it to {@link Manager.Builder#leaderElection}, which
    * builds the election with the manager's client, ticker and clock.
    */
   public static final class Builder {
     private final String name;
-    private String holder = defaultHolder();
+    private String holder = LeaseCalls.processName(200);
     private Duration leaseDuration = Duration.ofSeconds(15);
     private Duration renewDeadline = Duration.ofSeconds(10);
     private Duration retryPeriod = Duration.ofSeconds(2);
@@ -378,7 +323,7 @@ public final class LeaseElection implements Leadership {
 
     /** How long a lease goes unrenewed before a standby takes it over (default 15 s). */
     public Builder leaseDuration(Duration leaseDuration) {
-      this.leaseDuration = positive("leaseDuration", leaseDuration);
+      this.leaseDuration = LeaseCalls.positive("leaseDuration", leaseDuration);
       return this;
     }
 
@@ -387,13 +332,13 @@ public final class LeaseElection implements Leadership {
      * the lease duration, and the difference bounds how long stopping the controllers may take.
      */
     public Builder renewDeadline(Duration renewDeadline) {
-      this.renewDeadline = positive("renewDeadline", renewDeadline);
+      this.renewDeadline = LeaseCalls.positive("renewDeadline", renewDeadline);
       return this;
     }
 
     /** How often the holder renews and a standby looks at the lease (default 2 s). */
     public Builder retryPeriod(Duration retryPeriod) {
-      this.retryPeriod = positive("retryPeriod", retryPeriod);
+      this.retryPeriod = LeaseCalls.positive("retryPeriod", retryPeriod);
       return this;
     }
 
@@ -404,33 +349,7 @@ public final class LeaseElection implements Leadership {
 
     /** Checks that the timings nest: retry period, then renew deadline, then lease duration. */
     void check() {
-      if (renewDeadline.compareTo(leaseDuration) >= 0) {
-        throw new IllegalArgumentException(
-            "renewDeadline " + renewDeadline + " must be shorter than leaseDuration " + leaseDuration);
-      }
-      if (retryPeriod.compareTo(renewDeadline) >= 0) {
-        throw new IllegalArgumentException(
-            "retryPeriod " + retryPeriod + " must be shorter than renewDeadline " + renewDeadline);
-      }
-    }
-
-    private static Duration positive(String what, Duration d) {
-      if (Objects.requireNonNull(d, what).isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(what + " must be positive, got " + d);
-      }
-      return d;
-    }
-
-    private static String defaultHolder() {
-      String host;
-      try {
-        host = InetAddress.getLocalHost().getHostName().replaceAll("[^-A-Za-z0-9.]", "-");
-      } catch (java.io.IOException e) {
-        host = "host";
-      }
-      host = host.substring(0, Math.min(host.length(), 200)).replaceAll("^[^A-Za-z0-9]+|[^A-Za-z0-9]+$", "");
-      return (host.isEmpty() ? "host" : host) + "-" + ProcessHandle.current().pid() + "-"
-          + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()).substring(0, 6);
+      LeaseCalls.checkTimings(leaseDuration, renewDeadline, retryPeriod);
     }
   }
 }

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +28,8 @@ import org.slf4j.LoggerFactory;
  * Several processes running the same controllers elect one leader with {@link
  * Builder#leaderElection}; the leader's SINGLETON controllers write fenced by its lease, and the
  * others keep their caches primed to take over.
+ * Several processes may also split the keys of their SHARDED controllers as the members of a
+ * {@linkplain Builder#sharding shard group}, each caching and reconciling only its share.
  * Generic {@linkplain #register(Loop) loops} run here too, always, on the same engine.
  * The same code runs inside the agent (over an in-process channel) and in a separate JVM (over
  * gRPC): only the {@link SetpointClient} differs.
@@ -46,6 +49,8 @@ public final class Manager implements AutoCloseable {
   private final Leadership leadership;
   /** The election this manager campaigns in; null when leadership comes from elsewhere. */
   private final LeaseElection election;
+  /** The shard group of SHARDED controllers; null when there is none. */
+  private final Sharding sharding;
   private final Clock clock;
   private final Ticker ticker;
   private final Duration drain;
@@ -53,6 +58,8 @@ public final class Manager implements AutoCloseable {
   private final Map<String, Supervisor> loops = new ConcurrentHashMap<>();
   /** Kept across unregistering and registering again: a gauge binds its value holder only once. */
   private final Map<String, ControllerMetrics> metrics = new ConcurrentHashMap<>();
+  /** How long opening shard slots waits for the cache to hold their resources. */
+  private static final Duration SHARD_FILL_TIMEOUT = Duration.ofMinutes(2);
   private volatile boolean started;
   private volatile boolean closed;
 
@@ -69,6 +76,50 @@ public final class Manager implements AutoCloseable {
     // A leader that steps down must have stopped its controllers before a standby can take over.
     this.drain = election != null && election.stepDownBudget().compareTo(b.drain) < 0 ? election.stepDownBudget() : b.drain;
     leadership.onChange(this::placeAll);
+    this.sharding = b.sharding == null ? null : b.sharding.build(b.client, b.ticker, b.clock);
+    if (sharding != null) {
+      sharding.listener(new ShardListener());
+    }
+  }
+
+  /** Fills the shard's caches before its slots open, and places the controllers on joining or leaving. */
+  private final class ShardListener implements Sharding.Listener {
+    @Override
+    public void prepare(List<io.setpoint.api.v1.HashRange> ranges) throws InterruptedException {
+      for (io.setpoint.api.v1.Type type : shardOnlyTypes()) {
+        if (!cache.restrict(type, ranges, SHARD_FILL_TIMEOUT)) {
+          LoggerFactory.getLogger(Manager.class).warn("the cache of {} did not fill within {}",
+              Types.format(type), SHARD_FILL_TIMEOUT);
+        }
+      }
+    }
+
+    @Override
+    public void membershipChanged() {
+      placeAll();
+    }
+  }
+
+  /**
+   * The managed types of SHARDED controllers that nothing else here needs whole: their cache holds
+   * only the shard's ranges. A type another controller caches, or a sharded one watches (its
+   * resources map to keys of every shard), stays whole.
+   */
+  private java.util.Set<io.setpoint.api.v1.Type> shardOnlyTypes() {
+    java.util.Set<io.setpoint.api.v1.Type> types = new java.util.HashSet<>();
+    java.util.Set<io.setpoint.api.v1.Type> whole = new java.util.HashSet<>();
+    for (Supervised s : controllers.values()) {
+      Controller c = s.controller();
+      for (io.setpoint.api.v1.Type type : c.cachedTypes()) {
+        if (c.placement() == Placement.SHARDED && type.equals(c.managedType())) {
+          types.add(type);
+        } else {
+          whole.add(type);
+        }
+      }
+    }
+    types.removeAll(whole);
+    return types;
   }
 
   public static Builder builder() {
@@ -86,14 +137,39 @@ public final class Manager implements AutoCloseable {
     if (loops.containsKey(controller.name()) || controllers.containsKey(controller.name())) {
       throw new IllegalArgumentException("a controller named " + controller.name() + " is already registered");
     }
+    if (controller.placement() == Placement.SHARDED && sharding == null) {
+      throw new IllegalArgumentException("controller " + controller.name()
+          + " is SHARDED: build the manager with Manager.Builder.sharding(Sharding.named(...))");
+    }
     checkIndexes(controller);
     ControllerMetrics metrics = metrics(controller.name());
     Supervisor supervisor = new Supervisor(controller.name(), () -> runner(controller, metrics), drain, ticker);
     controllers.put(controller.name(), new Supervised(controller, supervisor));
+    keepWhole();
     if (started) {
       place(controllers.get(controller.name()));
     }
     return this;
+  }
+
+  /** Makes the cache hold whole every type that a newly registered controller needs whole. */
+  private void keepWhole() {
+    if (sharding == null) {
+      return;
+    }
+    java.util.Set<io.setpoint.api.v1.Type> shardOnly = shardOnlyTypes();
+    for (Supervised s : controllers.values()) {
+      for (io.setpoint.api.v1.Type type : s.controller().cachedTypes()) {
+        if (!shardOnly.contains(type) && !cache.isWhole(type)) {
+          try {
+            cache.unrestrict(type, SHARD_FILL_TIMEOUT);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+          }
+        }
+      }
+    }
   }
 
   private void checkIndexes(Controller added) {
@@ -173,9 +249,13 @@ public final class Manager implements AutoCloseable {
           + ", not " + Types.format(id.getType()));
     }
     if (!(s.supervisor().running() instanceof ControllerRunner runner)) {
+      String why = switch (s.controller().placement()) {
+        case SINGLETON -> leadership.isLeader() ? "" : " (it is SINGLETON and runs where the leader is)";
+        case SHARDED -> sharding.isMember() ? "" : " (it is SHARDED and this manager is not in the shard group now)";
+        case EACH_SERVER -> "";
+      };
       throw new IllegalStateException("controller " + name + " does not run here now"
-          + (s.controller().placement() == Placement.SINGLETON && !leadership.isLeader()
-              ? " (it is SINGLETON and runs where the leader is)" : s.supervisor().failure().map(f -> ": " + f).orElse("")));
+          + (why.isEmpty() ? s.supervisor().failure().map(f -> ": " + f).orElse("") : why));
     }
     runner.trigger(Request.of(id), reason);
   }
@@ -197,6 +277,9 @@ public final class Manager implements AutoCloseable {
     if (election != null) {
       election.start();
     }
+    if (sharding != null) {
+      sharding.start();
+    }
   }
 
   /**
@@ -205,6 +288,11 @@ public final class Manager implements AutoCloseable {
    */
   public boolean isLeader() {
     return leadership.isLeader();
+  }
+
+  /** The shard group this manager is a member of, if it was built with one. */
+  public Optional<Sharding> sharding() {
+    return Optional.ofNullable(sharding);
   }
 
   /** The cache the controllers share. */
@@ -243,14 +331,17 @@ public final class Manager implements AutoCloseable {
   }
 
   /**
-   * Stops every controller (draining in-flight reconciles), then releases the election's lease, so
-   * a standby takes over at once, and closes the cache.
+   * Stops every controller (draining in-flight reconciles), then releases the election's lease and
+   * leaves the shard group, so that others take over at once, and closes the cache.
    */
   @Override
   public void close() {
     closed = true;
     controllers.values().parallelStream().forEach(s -> s.supervisor().ensureStopped());
     loops.values().parallelStream().forEach(Supervisor::ensureStopped);
+    if (sharding != null) {
+      sharding.close();
+    }
     if (election != null) {
       election.close();
     }
@@ -265,12 +356,16 @@ public final class Manager implements AutoCloseable {
   }
 
   private void place(Supervised s) {
-    boolean runHere = s.controller().placement() == Placement.EACH_SERVER || leadership.isLeader();
+    boolean runHere = switch (s.controller().placement()) {
+      case EACH_SERVER -> true;
+      case SINGLETON -> leadership.isLeader();
+      case SHARDED -> sharding.isMember();
+    };
     if (runHere) {
       s.supervisor().ensureRunning();
     } else {
       s.supervisor().ensureStopped();
-      if (election != null) {
+      if (election != null && s.controller().placement() == Placement.SINGLETON) {
         warm(s.controller());
       }
     }
@@ -295,7 +390,8 @@ public final class Manager implements AutoCloseable {
   }
 
   private ControllerRunner runner(Controller controller, ControllerMetrics metrics) {
-    return new ControllerRunner(controller, cache, runtime(controller), metrics, ticker);
+    return new ControllerRunner(controller, cache, runtime(controller), metrics, ticker,
+        controller.placement() == Placement.SHARDED ? sharding.gate() : null);
   }
 
   private ControllerRuntime runtime(Controller controller) {
@@ -304,6 +400,10 @@ public final class Manager implements AutoCloseable {
       // Fixed for the runner's life: a runner left over from an earlier term cannot write in a later one.
       writer = client.fenced(election.fence().orElseThrow(
           () -> new IllegalStateException("not the leader of election " + election.name())));
+    } else if (controller.placement() == Placement.SHARDED) {
+      // Fixed for the runner's life: once this membership ends, its writes are refused.
+      writer = client.fenced(sharding.fence().orElseThrow(
+          () -> new IllegalStateException("not a member of shard group " + sharding.name())));
     }
     return new ControllerRuntime(writer, cache,
         LoggerFactory.getLogger("io.setpoint.controller." + controller.name()),
@@ -319,6 +419,7 @@ public final class Manager implements AutoCloseable {
     private Ticker ticker = Ticker.system();
     private Duration drain = Duration.ofSeconds(30);
     private LeaseElection.Builder election;
+    private Sharding.Builder sharding;
 
     private Builder() {}
 
@@ -356,6 +457,19 @@ public final class Manager implements AutoCloseable {
     public Builder leaderElection(LeaseElection.Builder election) {
       Objects.requireNonNull(election, "election").check();
       this.election = election;
+      return this;
+    }
+
+    /**
+     * Makes this manager a member of a shard group: its SHARDED controllers reconcile, and cache,
+     * only the keys the group gives this member, and their writes are fenced by its membership.
+     *
+     * @throws IllegalArgumentException when the group's timings do not nest (retry period, then
+     *     renew deadline, then lease duration)
+     */
+    public Builder sharding(Sharding.Builder sharding) {
+      Objects.requireNonNull(sharding, "sharding").check();
+      this.sharding = sharding;
       return this;
     }
 

@@ -37,6 +37,17 @@ final class Workers<K> {
   }
 
   /**
+   * Which keys this process may run now, and which are running: a shard's. A key refused is
+   * forgotten, not retried; it is queued again if it comes back.
+   */
+  interface Admission<K> {
+    /** Whether {@code key} may run now; when true, {@link #exit} follows its run. */
+    boolean enter(K key);
+
+    void exit(K key);
+  }
+
+  /**
    * How keys are run.
    *
    * @param timeout cancel a run after this long; zero for never
@@ -62,6 +73,7 @@ final class Workers<K> {
   private final List<Thread> threads = new ArrayList<>();
   private final Set<WorkContext<K>> running = ConcurrentHashMap.newKeySet();
   private volatile Consumer<Throwable> failed = cause -> {};
+  private volatile Admission<K> admission;
   private volatile boolean stopping;
 
   Workers(String name, WorkQueue<K> queue, ControllerMetrics metrics, Ticker ticker, Policy policy, Body<K> body) {
@@ -79,6 +91,11 @@ final class Workers<K> {
    */
   void onFailure(Consumer<Throwable> listener) {
     this.failed = Objects.requireNonNull(listener, "listener");
+  }
+
+  /** Runs only the keys {@code admission} lets in (before {@link #start}). */
+  void admit(Admission<K> admission) {
+    this.admission = Objects.requireNonNull(admission, "admission");
   }
 
   /** Starts {@code concurrency} workers. */
@@ -111,8 +128,19 @@ final class Workers<K> {
         if (item == null) {
           return;
         }
+        Admission<K> gate = admission;
         try {
-          run(item);
+          if (gate == null) {
+            run(item);
+          } else if (gate.enter(item.key())) {
+            try {
+              run(item);
+            } finally {
+              gate.exit(item.key());
+            }
+          } else {
+            queue.forget(item.key());
+          }
         } finally {
           queue.done(item.key());
         }

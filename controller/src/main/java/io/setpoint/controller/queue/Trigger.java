@@ -21,7 +21,7 @@ public record Trigger(Kind kind, String detail) {
     RETRY,
     /** The periodic safety reconcile came due. */
     RESYNC,
-    /** The controller started and queued every managed resource. */
+    /** The controller started, or its shard took keys over, and queued every managed resource. */
     STARTUP,
     /** Someone asked for a reconcile by hand (CLI, API, test). */
     MANUAL

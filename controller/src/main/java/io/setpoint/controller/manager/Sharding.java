@@ -1,0 +1,515 @@
+package io.setpoint.controller.manager;
+
+import com.google.protobuf.Any;
+import io.grpc.Status.Code;
+import io.setpoint.api.Ids;
+import io.setpoint.api.Leases;
+import io.setpoint.api.Shards;
+import io.setpoint.api.Types;
+import io.setpoint.api.core.v1.Lease;
+import io.setpoint.api.v1.Fence;
+import io.setpoint.api.v1.HashRange;
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.ListRequest;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.client.SetpointException;
+import io.setpoint.controller.loop.Locker;
+import io.setpoint.controller.time.Ticker;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A shard group: managers in separate processes that split the keys of their {@link
+ * io.setpoint.controller.Placement#SHARDED SHARDED} controllers, each key handled by exactly one
+ * live member. Build one with {@link Manager.Builder#sharding}.
+ *
+ * <p>Each member keeps a heartbeat {@code core.v1.Lease} (named {@code GROUP-MEMBER}) and renews it
+ * every {@linkplain Builder#retryPeriod retry period}. The hash space of {@link Shards#hash} is cut
+ * into 256 slots, and every member computes the same owner for each slot from the list of live
+ * members (rendezvous hashing): when a member joins it takes about 1/N of the slots, and when one
+ * leaves only its slots move. A member whose heartbeat has not changed for a {@linkplain
+ * Builder#leaseDuration lease duration} is evicted (its lease marked released) and its slots go to
+ * the others; a member that cannot renew within the {@linkplain Builder#renewDeadline renew
+ * deadline} stops everything before that can happen.
+ *
+ * <p>Hand-over: each heartbeat publishes the member list its holder acts on. On a change a member
+ * first stops the slots it loses, waiting for their reconciles in flight, and only then publishes
+ * the new list; it starts the slots it gains only when every live member publishes the same list.
+ * So a key's old owner has finished with it before its new owner starts. The writes of sharded
+ * controllers are {@linkplain SetpointClient#fenced fenced} with the member's heartbeat: once a
+ * member is evicted, the server refuses its writes even if the process resumes from a pause.
+ *
+ * <p>Each member's cache of a sharded controller's managed type holds only its own slots (the
+ * server filters the watch by hash range), unless another controller of the manager needs the
+ * whole type.
+ *
+ * <pre>{@code
+ * Manager manager = Manager.builder()
+ *     .client(SetpointClient.connect("localhost:8500"))
+ *     .sharding(Sharding.named("billing").member("billing-1"))
+ *     .build();
+ * manager.register(Controller.builder("invoices", INVOICE).placement(Placement.SHARDED)...build());
+ * }</pre>
+ */
+public final class Sharding {
+  private static final Logger log = LoggerFactory.getLogger(Sharding.class);
+  /** The {@code group} of every shard-group heartbeat; its {@code key} is the group's name. */
+  static final String GROUP = "shard-group";
+  private static final Pattern LABEL = Pattern.compile("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
+  /** Released heartbeats unchanged for this many lease durations are deleted. */
+  private static final int FORGET_AFTER_LEASES = 5;
+
+  /** What the manager does when the slots or the membership change. */
+  interface Listener {
+    /** Before {@code ranges} (every slot about to be open) open: fill the caches of sharded types. */
+    void prepare(List<HashRange> ranges) throws InterruptedException;
+
+    /** This member joined or left the group. */
+    void membershipChanged();
+  }
+
+  private final String name;
+  private final String member;
+  private final Duration leaseDuration;
+  private final Duration renewDeadline;
+  private final Duration retryPeriod;
+  private final SetpointClient client;
+  private final Ticker ticker;
+  private final Clock clock;
+  private final LeaseCalls calls;
+  private final ID id;
+  private final SlotGate gate = new SlotGate();
+  private volatile Listener listener;
+  /** The fence of this membership; null while not a member. */
+  private volatile Fence fence;
+  /** The members whose split this member acts on and publishes, sorted. */
+  private volatile List<String> adopted = List.of();
+  private volatile boolean closed;
+  private Thread thread;
+
+  // Read and written by the group's thread only.
+  private Resource held;
+  private long renewedAt;
+  /** Each other member's heartbeat: its version last seen, and since when it has not changed. */
+  private final Map<String, Observed> observed = new HashMap<>();
+
+  private record Observed(String version, long since) {}
+
+  private Sharding(Builder b, SetpointClient client, Ticker ticker, Clock clock) {
+    this.name = b.name;
+    this.member = b.member;
+    this.leaseDuration = b.leaseDuration;
+    this.renewDeadline = b.renewDeadline;
+    this.retryPeriod = b.retryPeriod;
+    this.client = client;
+    this.ticker = ticker;
+    this.clock = clock;
+    this.calls = new LeaseCalls(ticker);
+    this.id = Ids.of(Types.LEASE, name + "-" + member);
+  }
+
+  /** Starts configuring the shard group {@code name} (a DNS label). */
+  public static Builder named(String name) {
+    return new Builder(name);
+  }
+
+  /** The group's name. */
+  public String name() {
+    return name;
+  }
+
+  /** This member's name, unique in the group. */
+  public String member() {
+    return member;
+  }
+
+  /** Whether this manager is a member now (its heartbeat is current). */
+  public boolean isMember() {
+    return fence != null;
+  }
+
+  /** The members whose split of the keys this member acts on, sorted; empty while not a member. */
+  public List<String> members() {
+    return adopted;
+  }
+
+  /** The hash ranges whose keys this member handles now. */
+  public List<HashRange> ranges() {
+    return ShardRing.ranges(gate.opened());
+  }
+
+  /** Whether this member handles the resource {@code id} now. */
+  public boolean owns(ID id) {
+    return gate.isOpen(ShardRing.slotOf(Shards.hash(id)));
+  }
+
+  /** The fence of this membership, while a member. */
+  public Optional<Fence> fence() {
+    return Optional.ofNullable(fence);
+  }
+
+  /**
+   * A {@link Locker} for a generic {@link io.setpoint.controller.loop.Loop} registered on the same
+   * manager: the loop's instances in the group split its keys as the controllers do, by the shard
+   * hash of {@code keyText} of each key. A key of another member is looked at again after a retry
+   * period, so it is picked up when its slot moves here.
+   */
+  public <K> Locker<K> locker(Function<? super K, String> keyText) {
+    Objects.requireNonNull(keyText, "keyText");
+    return new Locker<>() {
+      @Override
+      public boolean tryAcquire(K key) {
+        return fence != null && gate.enter(slot(key));
+      }
+
+      @Override
+      public void release(K key, boolean gone) {
+        gate.exit(slot(key));
+      }
+
+      @Override
+      public Duration retryDelay() {
+        return retryPeriod;
+      }
+
+      private int slot(K key) {
+        return ShardRing.slotOf(Shards.hash(keyText.apply(key)));
+      }
+    };
+  }
+
+  SlotGate gate() {
+    return gate;
+  }
+
+  void listener(Listener listener) {
+    this.listener = listener;
+  }
+
+  /** Joins the group and follows it, in a virtual thread of its own. */
+  synchronized void start() {
+    if (thread == null && !closed) {
+      thread = Thread.ofVirtual().name("setpoint-shards-" + name).start(this::follow);
+    }
+  }
+
+  /**
+   * Leaves the group: stops handling every slot and deletes the heartbeat, so the others take the
+   * slots over at once. The manager calls it after stopping its controllers.
+   */
+  void close() {
+    Thread following;
+    synchronized (this) {
+      closed = true;
+      following = thread;
+    }
+    if (following != null) {
+      following.interrupt();
+      try {
+        following.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    try {
+      gate.close(gate.opened());
+      if (fence != null && held != null) {
+        fence = null;
+        calls.call(client.async().delete(held.getId(), held.getVersion()), ticker.read() + renewDeadline.toNanos());
+        log.info("shard group {}: {} left", name, member);
+      }
+    } catch (RuntimeException e) {
+      log.warn("shard group {}: could not delete the heartbeat of {}: {}", name, member, e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void follow() {
+    while (!closed) {
+      boolean settled = true;
+      try {
+        settled = step();
+      } catch (RuntimeException e) {
+        log.warn("shard group {}: {}", name, e.getMessage());
+      } catch (InterruptedException e) {
+        return;
+      }
+      try {
+        if (fence != null && ticker.read() - renewedAt >= renewDeadline.toNanos()) {
+          leave("the heartbeat was not renewed within the renew deadline of " + renewDeadline);
+        }
+        // While a change settles, look again sooner than the renew period.
+        ticker.sleep(settled ? retryPeriod : retryPeriod.dividedBy(4));
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  /** Renews (or joins), reads the group and moves one step toward the split; true when settled. */
+  private boolean step() throws InterruptedException {
+    long now = ticker.read();
+    if (fence == null ? !join(now) : !renew(now)) {
+      return true;
+    }
+    Map<String, Lease> live = live(now);
+    List<String> target = new ArrayList<>(live.keySet());
+    target.add(member);
+    target.sort(null);
+    if (!target.equals(adopted)) {
+      adopt(target);
+      return false;
+    }
+    for (Lease other : live.values()) {
+      if (!other.getViewList().equals(adopted)) {
+        return false;
+      }
+    }
+    BitSet owned = ShardRing.owned(adopted, member);
+    BitSet gained = (BitSet) owned.clone();
+    gained.andNot(gate.opened());
+    if (!gained.isEmpty()) {
+      Listener l = listener;
+      if (l != null) {
+        l.prepare(ShardRing.ranges(owned));
+      }
+      gate.open(gained);
+      log.info("shard group {}: {} handles {} of {} slots (members {})", name, member, owned.cardinality(),
+          ShardRing.SLOTS, adopted);
+    }
+    return true;
+  }
+
+  /** Acts on {@code target}: stops the slots lost under it, then publishes it. */
+  private void adopt(List<String> target) throws InterruptedException {
+    BitSet lost = gate.opened();
+    lost.andNot(ShardRing.owned(target, member));
+    if (!lost.isEmpty()) {
+      gate.close(lost);
+      log.info("shard group {}: {} handed over {} slots (members {})", name, member, lost.cardinality(), target);
+    }
+    adopted = List.copyOf(target);
+    renew(ticker.read());
+  }
+
+  private boolean join(long now) throws InterruptedException {
+    Optional<Resource> current = find(now + renewDeadline.toNanos());
+    Resource joined;
+    try {
+      if (current.isEmpty()) {
+        joined = calls.call(client.async().create(Resource.newBuilder().setId(id)
+            .setData(Any.pack(heartbeat(Lease.newBuilder(), 1, List.of()))).build()), now + renewDeadline.toNanos());
+      } else {
+        // Its own name: a former incarnation of this member, which the raised epoch fences.
+        Lease lease = LeaseCalls.lease(current.get());
+        joined = calls.call(client.async().write(current.get().toBuilder()
+            .setData(Any.pack(heartbeat(lease.toBuilder(), lease.getEpoch() + 1, List.of()))).build()),
+            now + renewDeadline.toNanos());
+      }
+    } catch (SetpointException e) {
+      if (e.isAlreadyExists() || e.isConflict()) {
+        return false;
+      }
+      throw e;
+    }
+    held = joined;
+    renewedAt = now;
+    adopted = List.of();
+    observed.clear();
+    long epoch = LeaseCalls.lease(joined).getEpoch();
+    fence = Fence.newBuilder().setLease(id.getName()).setHolder(member).setEpoch(epoch).build();
+    log.info("shard group {}: {} joined (epoch {})", name, member, epoch);
+    Listener l = listener;
+    if (l != null) {
+      l.membershipChanged();
+    }
+    return true;
+  }
+
+  private boolean renew(long sent) throws InterruptedException {
+    Lease lease = LeaseCalls.lease(held);
+    try {
+      held = calls.call(client.async().write(held.toBuilder()
+          .setData(Any.pack(heartbeat(lease.toBuilder(), lease.getEpoch(), adopted))).build()),
+          renewedAt + renewDeadline.toNanos());
+    } catch (SetpointException e) {
+      if (e.code() == Code.ABORTED || e.code() == Code.NOT_FOUND || e.code() == Code.FAILED_PRECONDITION) {
+        leave("the heartbeat was evicted or removed: " + e.description());
+        return false;
+      }
+      throw e;
+    }
+    renewedAt = sent;
+    return true;
+  }
+
+  /** Stops every slot, then reports that this process is no longer a member. */
+  private void leave(String why) throws InterruptedException {
+    fence = null;
+    held = null;
+    log.warn("shard group {}: {} leaves: {}", name, member, why);
+    gate.close(gate.opened());
+    adopted = List.of();
+    Listener l = listener;
+    if (l != null) {
+      l.membershipChanged();
+    }
+  }
+
+  /**
+   * The other members' heartbeats that are live now, by member. Evicts those unchanged for a lease
+   * duration and deletes released ones long unchanged.
+   */
+  private Map<String, Lease> live(long now) throws InterruptedException {
+    List<Resource> heartbeats = calls.call(client.async().listAll(ListRequest.newBuilder()
+        .setType(Types.LEASE).setNamePrefix(name + "-").setConsistent(true).build()), now + renewDeadline.toNanos());
+    Map<String, Lease> live = new HashMap<>();
+    Map<String, Observed> seen = new HashMap<>();
+    for (Resource r : heartbeats) {
+      Lease lease = LeaseCalls.lease(r);
+      if (!lease.getGroup().equals(GROUP) || !lease.getKey().equals(name) || r.getId().getName().equals(id.getName())) {
+        continue;
+      }
+      Observed o = observed.get(r.getId().getName());
+      if (o == null || !o.version().equals(r.getVersion())) {
+        o = new Observed(r.getVersion(), now);
+      }
+      seen.put(r.getId().getName(), o);
+      long unchanged = now - o.since();
+      if (Leases.isReleased(lease)) {
+        if (unchanged >= leaseDuration.toNanos() * FORGET_AFTER_LEASES) {
+          forget(r, now);
+        }
+      } else if (unchanged >= leaseDuration.toNanos()) {
+        evict(r, lease, now);
+      } else {
+        live.put(lease.getHolder(), lease);
+      }
+    }
+    observed.clear();
+    observed.putAll(seen);
+    return live;
+  }
+
+  /** Marks a silent member's heartbeat released: it is out, and its fenced writes are refused. */
+  private void evict(Resource heartbeat, Lease lease, long now) throws InterruptedException {
+    try {
+      calls.call(client.async().write(heartbeat.toBuilder()
+          .setData(Any.pack(lease.toBuilder().setExpiresAt(lease.getRenewedAt()).build())).build()),
+          now + renewDeadline.toNanos());
+      log.warn("shard group {}: {} evicted {}, silent for {}", name, member, lease.getHolder(), leaseDuration);
+    } catch (SetpointException e) {
+      if (!e.isConflict() && !e.isNotFound()) {
+        throw e;
+      }
+      // It renewed meanwhile, or another member evicted it first: the next step reads it afresh.
+    }
+  }
+
+  private void forget(Resource heartbeat, long now) throws InterruptedException {
+    try {
+      calls.call(client.async().delete(heartbeat.getId(), heartbeat.getVersion()), now + renewDeadline.toNanos());
+    } catch (SetpointException e) {
+      if (!e.isConflict() && !e.isNotFound()) {
+        throw e;
+      }
+    }
+  }
+
+  private Lease heartbeat(Lease.Builder lease, long epoch, List<String> view) {
+    Instant now = clock.instant();
+    return lease.setGroup(GROUP).setKey(name).setHolder(member).setEpoch(epoch)
+        .clearView().addAllView(view)
+        .setRenewedAt(LeaseCalls.timestamp(now)).setExpiresAt(LeaseCalls.timestamp(now.plus(leaseDuration))).build();
+  }
+
+  private Optional<Resource> find(long deadline) throws InterruptedException {
+    try {
+      return Optional.of(calls.call(client.async().readConsistent(id), deadline));
+    } catch (SetpointException e) {
+      if (e.isNotFound()) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Configures a {@link Sharding}; hand it to {@link Manager.Builder#sharding}, which builds it with
+   * the manager's client, ticker and clock.
+   */
+  public static final class Builder {
+    private final String name;
+    private String member = LeaseCalls.processName(30);
+    private Duration leaseDuration = Duration.ofSeconds(15);
+    private Duration renewDeadline = Duration.ofSeconds(10);
+    private Duration retryPeriod = Duration.ofSeconds(2);
+
+    private Builder(String name) {
+      if (!LABEL.matcher(Objects.requireNonNull(name, "name")).matches() || name.length() > 30) {
+        throw new IllegalArgumentException("shard group name " + name
+            + " must be 1 to 30 of [-a-z0-9], starting and ending with a letter or digit");
+      }
+      this.name = name;
+    }
+
+    /**
+     * This process's name in the group (default: host name, process id and a random suffix); 1 to
+     * 32 of [-a-z0-9], unique in the group. A stable name (a pod's, a host's) lets a restarted
+     * process take its former heartbeat back at once.
+     */
+    public Builder member(String member) {
+      if (!LABEL.matcher(Objects.requireNonNull(member, "member")).matches() || member.length() > 32) {
+        throw new IllegalArgumentException("member " + member
+            + " must be 1 to 32 of [-a-z0-9], starting and ending with a letter or digit");
+      }
+      this.member = member;
+      return this;
+    }
+
+    /** How long a heartbeat goes unrenewed before the others take the member's keys (default 15 s). */
+    public Builder leaseDuration(Duration leaseDuration) {
+      this.leaseDuration = LeaseCalls.positive("leaseDuration", leaseDuration);
+      return this;
+    }
+
+    /**
+     * How long a member keeps its keys without a successful renew (default 10 s); shorter than the
+     * lease duration.
+     */
+    public Builder renewDeadline(Duration renewDeadline) {
+      this.renewDeadline = LeaseCalls.positive("renewDeadline", renewDeadline);
+      return this;
+    }
+
+    /** How often a member renews and reads the group (default 2 s). */
+    public Builder retryPeriod(Duration retryPeriod) {
+      this.retryPeriod = LeaseCalls.positive("retryPeriod", retryPeriod);
+      return this;
+    }
+
+    /** Checks that the timings nest: retry period, then renew deadline, then lease duration. */
+    void check() {
+      LeaseCalls.checkTimings(leaseDuration, renewDeadline, retryPeriod);
+    }
+
+    Sharding build(SetpointClient client, Ticker ticker, Clock clock) {
+      check();
+      return new Sharding(this, client, ticker, clock);
+    }
+  }
+}

@@ -1,13 +1,14 @@
 package io.setpoint.cli;
 
 import io.setpoint.controller.manager.LeaseElection;
+import io.setpoint.controller.manager.Sharding;
 import java.time.Duration;
 import java.util.List;
 import picocli.CommandLine.Option;
 
 /**
- * The timing of a leader election ({@code -lease-duration}, {@code -renew-deadline}, {@code
- * -retry-period}), shared by the commands that run controllers under one.
+ * The timing of a leader election or a shard group ({@code -lease-duration}, {@code
+ * -renew-deadline}, {@code -retry-period}), shared by the commands that run controllers under one.
  */
 public final class ElectionOptions {
   @Option(names = "-lease-duration", paramLabel = "TIME", defaultValue = "15s", converter = DurationConverter.class,
@@ -27,6 +28,11 @@ public final class ElectionOptions {
   /** {@code election} with these timings. */
   public LeaseElection.Builder applyTo(LeaseElection.Builder election) {
     return election.leaseDuration(leaseDuration).renewDeadline(renewDeadline).retryPeriod(retryPeriod);
+  }
+
+  /** {@code group} with these timings. */
+  public Sharding.Builder applyTo(Sharding.Builder group) {
+    return group.leaseDuration(leaseDuration).renewDeadline(renewDeadline).retryPeriod(retryPeriod);
   }
 
   /** These options as command-line arguments, for a process started with the same timing. */

@@ -196,6 +196,10 @@ final class Informer {
         if (closed) {
           return;
         }
+        if (restart) {
+          relist = true;
+          continue;
+        }
         relist = true;
         log.error("watch of {} failed; listing afresh in {} ms", Types.format(type), backoff.toMillis(), e);
       }

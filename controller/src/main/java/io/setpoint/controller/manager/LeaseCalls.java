@@ -60,6 +60,23 @@ final class LeaseCalls {
     }
   }
 
+  /**
+   * Waits {@code period} on the ticker, or less if {@code signal} is released meanwhile; true when
+   * it was. A manual ticker's time moves only when advanced, so then the signal is polled.
+   */
+  boolean sleepUnless(Semaphore signal, Duration period) throws InterruptedException {
+    long until = ticker.read() + period.toNanos();
+    while (true) {
+      long left = until - ticker.read();
+      if (left <= 0) {
+        return false;
+      }
+      if (signal.tryAcquire(ticker.isManual() ? TimeUnit.MILLISECONDS.toNanos(10) : left, TimeUnit.NANOSECONDS)) {
+        return true;
+      }
+    }
+  }
+
   static Lease lease(Resource resource) {
     try {
       return resource.getData().unpack(Lease.class);

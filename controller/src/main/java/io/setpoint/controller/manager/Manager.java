@@ -96,6 +96,14 @@ public final class Manager implements AutoCloseable {
 
     @Override
     public void membershipChanged() {
+      try {
+        // A member that just joined holds no slot yet: its controllers start on an empty cache
+        // rather than listing the whole type only to drop most of it.
+        prepare(sharding.ranges());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
       placeAll();
     }
   }

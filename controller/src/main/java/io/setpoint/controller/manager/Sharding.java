@@ -74,7 +74,10 @@ public final class Sharding {
 
   /** What the manager does when the slots or the membership change. */
   interface Listener {
-    /** Before {@code ranges} (every slot about to be open) open: fill the caches of sharded types. */
+    /**
+     * Makes the caches of sharded types hold {@code ranges}: before slots open, every slot about
+     * to be open; after slots closed, those still open.
+     */
     void prepare(List<HashRange> ranges) throws InterruptedException;
 
     /** This member joined or left the group. */
@@ -97,12 +100,19 @@ public final class Sharding {
   private volatile Fence fence;
   /** The members whose split this member acts on and publishes, sorted. */
   private volatile List<String> adopted = List.of();
+  /** The view the last successful renew published. */
+  private volatile List<String> published = List.of();
   private volatile boolean closed;
-  private Thread thread;
+  private final List<Thread> threads = new ArrayList<>();
+  /** Orders opening slots against leaving, so that no slot opens for a membership that ended. */
+  private final Object lock = new Object();
+  /** Released to renew at once, publishing a newly adopted view. */
+  private final java.util.concurrent.Semaphore renewNow = new java.util.concurrent.Semaphore(0);
 
-  // Read and written by the group's thread only.
-  private Resource held;
+  // The heartbeat thread's.
+  private volatile Resource held;
   private long renewedAt;
+  // The slots thread's.
   /** Each other member's heartbeat: its version last seen, and since when it has not changed. */
   private final Map<String, Observed> observed = new HashMap<>();
 
@@ -199,10 +209,15 @@ public final class Sharding {
     this.listener = listener;
   }
 
-  /** Joins the group and follows it, in a virtual thread of its own. */
+  /**
+   * Joins the group and follows it, in two virtual threads: one keeps the heartbeat, the other
+   * moves slots (which may wait for reconciles to finish or caches to fill, and must not delay a
+   * renew).
+   */
   synchronized void start() {
-    if (thread == null && !closed) {
-      thread = Thread.ofVirtual().name("setpoint-shards-" + name).start(this::follow);
+    if (threads.isEmpty() && !closed) {
+      threads.add(Thread.ofVirtual().name("setpoint-shards-" + name + "-heartbeat").start(this::beat));
+      threads.add(Thread.ofVirtual().name("setpoint-shards-" + name + "-slots").start(this::settle));
     }
   }
 
@@ -211,15 +226,15 @@ public final class Sharding {
    * slots over at once. The manager calls it after stopping its controllers.
    */
   void close() {
-    Thread following;
+    List<Thread> running;
     synchronized (this) {
       closed = true;
-      following = thread;
+      running = List.copyOf(threads);
     }
-    if (following != null) {
-      following.interrupt();
+    running.forEach(Thread::interrupt);
+    for (Thread t : running) {
       try {
-        following.join();
+        t.join();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -238,11 +253,16 @@ public final class Sharding {
     }
   }
 
-  private void follow() {
+  /** The heartbeat: joins, renews every retry period (or at once when asked), leaves when it cannot. */
+  private void beat() {
     while (!closed) {
-      boolean settled = true;
       try {
-        settled = step();
+        long now = ticker.read();
+        if (fence == null) {
+          join(now);
+        } else {
+          renew(now);
+        }
       } catch (RuntimeException e) {
         log.warn("shard group {}: {}", name, e.getMessage());
       } catch (InterruptedException e) {
@@ -252,61 +272,94 @@ public final class Sharding {
         if (fence != null && ticker.read() - renewedAt >= renewDeadline.toNanos()) {
           leave("the heartbeat was not renewed within the renew deadline of " + renewDeadline);
         }
-        // While a change settles, look again sooner than the renew period.
-        ticker.sleep(settled ? retryPeriod : retryPeriod.dividedBy(4));
+        calls.sleepUnless(renewNow, retryPeriod);
       } catch (InterruptedException e) {
         return;
       }
     }
   }
 
-  /** Renews (or joins), reads the group and moves one step toward the split; true when settled. */
-  private boolean step() throws InterruptedException {
-    long now = ticker.read();
-    if (fence == null ? !join(now) : !renew(now)) {
-      return true;
+  /** Moves slots toward the split of the live members, a step at a time. */
+  private void settle() {
+    while (!closed) {
+      try {
+        step();
+      } catch (RuntimeException e) {
+        log.warn("shard group {}: {}", name, e.getMessage());
+      } catch (InterruptedException e) {
+        return;
+      }
+      try {
+        // Four looks per renew period: a silent member is noticed, and a change settles, within
+        // a quarter of it.
+        ticker.sleep(retryPeriod.dividedBy(4));
+      } catch (InterruptedException e) {
+        return;
+      }
     }
-    Map<String, Lease> live = live(now);
+  }
+
+  /** Reads the group and moves one step toward its split. */
+  private void step() throws InterruptedException {
+    Fence membership = fence;
+    if (membership == null) {
+      return;
+    }
+    Map<String, Lease> live = live(ticker.read());
     List<String> target = new ArrayList<>(live.keySet());
     target.add(member);
     target.sort(null);
     if (!target.equals(adopted)) {
-      adopt(target);
-      return false;
+      synchronized (lock) {
+        if (fence != membership) {
+          return;
+        }
+        BitSet lost = gate.opened();
+        lost.andNot(ShardRing.owned(target, member));
+        if (!lost.isEmpty()) {
+          gate.close(lost);
+          log.info("shard group {}: {} handed over {} slots (members {})", name, member, lost.cardinality(), target);
+        }
+        adopted = List.copyOf(target);
+      }
+      renewNow.release();
+      Listener l = listener;
+      if (l != null) {
+        // The caches let go of what this member handed over.
+        l.prepare(ShardRing.ranges(gate.opened()));
+      }
+      return;
+    }
+    if (!published.equals(adopted)) {
+      return;
     }
     for (Lease other : live.values()) {
       if (!other.getViewList().equals(adopted)) {
-        return false;
+        return;
       }
     }
     BitSet owned = ShardRing.owned(adopted, member);
     BitSet gained = (BitSet) owned.clone();
     gained.andNot(gate.opened());
-    if (!gained.isEmpty()) {
-      Listener l = listener;
-      if (l != null) {
-        l.prepare(ShardRing.ranges(owned));
+    if (gained.isEmpty()) {
+      return;
+    }
+    Listener l = listener;
+    if (l != null) {
+      l.prepare(ShardRing.ranges(owned));
+    }
+    synchronized (lock) {
+      if (fence != membership || !adopted.equals(target)) {
+        return;
       }
       gate.open(gained);
-      log.info("shard group {}: {} handles {} of {} slots (members {})", name, member, owned.cardinality(),
-          ShardRing.SLOTS, adopted);
     }
-    return true;
+    log.info("shard group {}: {} handles {} of {} slots (members {})", name, member, owned.cardinality(),
+        ShardRing.SLOTS, adopted);
+    return;
   }
 
-  /** Acts on {@code target}: stops the slots lost under it, then publishes it. */
-  private void adopt(List<String> target) throws InterruptedException {
-    BitSet lost = gate.opened();
-    lost.andNot(ShardRing.owned(target, member));
-    if (!lost.isEmpty()) {
-      gate.close(lost);
-      log.info("shard group {}: {} handed over {} slots (members {})", name, member, lost.cardinality(), target);
-    }
-    adopted = List.copyOf(target);
-    renew(ticker.read());
-  }
-
-  private boolean join(long now) throws InterruptedException {
+  private void join(long now) throws InterruptedException {
     Optional<Resource> current = find(now + renewDeadline.toNanos());
     Resource joined;
     try {
@@ -322,48 +375,54 @@ public final class Sharding {
       }
     } catch (SetpointException e) {
       if (e.isAlreadyExists() || e.isConflict()) {
-        return false;
+        return;
       }
       throw e;
     }
-    held = joined;
-    renewedAt = now;
-    adopted = List.of();
-    observed.clear();
     long epoch = LeaseCalls.lease(joined).getEpoch();
-    fence = Fence.newBuilder().setLease(id.getName()).setHolder(member).setEpoch(epoch).build();
+    synchronized (lock) {
+      held = joined;
+      renewedAt = now;
+      adopted = List.of();
+      published = List.of();
+      fence = Fence.newBuilder().setLease(id.getName()).setHolder(member).setEpoch(epoch).build();
+    }
     log.info("shard group {}: {} joined (epoch {})", name, member, epoch);
     Listener l = listener;
     if (l != null) {
       l.membershipChanged();
     }
-    return true;
   }
 
-  private boolean renew(long sent) throws InterruptedException {
+  /** Renews the heartbeat with the view adopted now, which it then publishes. */
+  private void renew(long sent) throws InterruptedException {
     Lease lease = LeaseCalls.lease(held);
+    List<String> view = adopted;
     try {
       held = calls.call(client.async().write(held.toBuilder()
-          .setData(Any.pack(heartbeat(lease.toBuilder(), lease.getEpoch(), adopted))).build()),
+          .setData(Any.pack(heartbeat(lease.toBuilder(), lease.getEpoch(), view))).build()),
           renewedAt + renewDeadline.toNanos());
     } catch (SetpointException e) {
       if (e.code() == Code.ABORTED || e.code() == Code.NOT_FOUND || e.code() == Code.FAILED_PRECONDITION) {
         leave("the heartbeat was evicted or removed: " + e.description());
-        return false;
+        return;
       }
       throw e;
     }
     renewedAt = sent;
-    return true;
+    published = view;
   }
 
   /** Stops every slot, then reports that this process is no longer a member. */
   private void leave(String why) throws InterruptedException {
-    fence = null;
-    held = null;
-    log.warn("shard group {}: {} leaves: {}", name, member, why);
-    gate.close(gate.opened());
-    adopted = List.of();
+    synchronized (lock) {
+      fence = null;
+      held = null;
+      log.warn("shard group {}: {} leaves: {}", name, member, why);
+      gate.close(gate.opened());
+      adopted = List.of();
+      published = List.of();
+    }
     Listener l = listener;
     if (l != null) {
       l.membershipChanged();
@@ -496,7 +555,7 @@ public final class Sharding {
       return this;
     }
 
-    /** How often a member renews and reads the group (default 2 s). */
+    /** How often a member renews its heartbeat (default 2 s); it reads the group four times as often. */
     public Builder retryPeriod(Duration retryPeriod) {
       this.retryPeriod = LeaseCalls.positive("retryPeriod", retryPeriod);
       return this;

@@ -93,6 +93,18 @@ class RestrictedCacheTest {
     assertThat(names()).isEqualTo(namesIn(LOWER));
   }
 
+  @Test
+  void aShareOfManyScatteredRangesIsHeldExactly() throws Exception {
+    List<HashRange> scattered = new ArrayList<>();
+    long width = Shards.SPACE / 1024;
+    for (int i = 0; i < 1024; i += 2) {
+      scattered.add(Shards.range(i * width, (i + 1) * width));
+    }
+    assertThat(cache.restrict(DemoTypes.RECORD_LABEL, List.of(), WAIT)).isTrue();
+    assertThat(cache.restrict(DemoTypes.RECORD_LABEL, scattered, WAIT)).isTrue();
+    assertThat(names()).isEqualTo(namesIn(scattered));
+  }
+
   private List<String> names() {
     return cache.list(DemoTypes.RECORD_LABEL).stream().map(r -> r.getId().getName()).sorted().toList();
   }

@@ -17,6 +17,7 @@ import io.setpoint.client.SetpointException;
 import io.setpoint.controller.Controller;
 import io.setpoint.controller.Placement;
 import io.setpoint.controller.Result;
+import io.setpoint.controller.loop.Loop;
 import io.setpoint.controller.manager.Manager;
 import io.setpoint.controller.manager.Sharding;
 import io.setpoint.controller.time.ManualTicker;
@@ -28,6 +29,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -138,6 +140,45 @@ class ShardingTest {
           && a.sharding().orElseThrow().members().equals(List.of("a", "b"))
           && !a.sharding().orElseThrow().ranges().isEmpty() && covers(List.of(a, b));
     });
+  }
+
+  @Test
+  void aLoopSplitsItsKeysThroughTheGroupsLocker() {
+    Map<String, String> inventory = new ConcurrentHashMap<>();
+    for (int i = 0; i < 40; i++) {
+      inventory.put("sku-" + i, "item " + i);
+    }
+    for (String name : List.of("a", "b")) {
+      Manager manager = start(name, Ticker.system(), false);
+      manager.register(Loop.named("inventory")
+          .listerWatcher(() -> inventory.keySet())
+          .store(key -> Optional.ofNullable(inventory.get(key)))
+          .handler((ctx, item) -> {
+            reconciledBy.computeIfAbsent(ctx.key(), k -> ConcurrentHashMap.newKeySet()).add(name);
+            return Result.done();
+          })
+          .locker(manager.sharding().orElseThrow().locker(Object::toString))
+          .resync(Duration.ofMillis(200))
+          .build());
+    }
+    awaitSettled(List.of("a", "b"));
+    Map<String, String> owners = new HashMap<>();
+    for (String key : inventory.keySet()) {
+      managers.forEach((name, m) -> {
+        if (m.sharding().orElseThrow().owns(key)) {
+          owners.merge(key, name, (x, y) -> x + "+" + y);
+        }
+      });
+    }
+    assertThat(owners).hasSize(inventory.size()).doesNotContainValue("a+b").doesNotContainValue("b+a");
+    assertThat(owners.values()).contains("a", "b");
+    labels.forEach(id -> owners.put(id.getName(), ownerOf(id)));
+    awaitEachReconciledOnlyByItsOwner(owners);
+  }
+
+  private String ownerOf(ID id) {
+    return managers.entrySet().stream().filter(e -> e.getValue().sharding().orElseThrow().owns(id))
+        .map(Map.Entry::getKey).findFirst().orElseThrow();
   }
 
   /** Starts member {@code name}; its controller writes a status with its fenced client when {@code writes}. */

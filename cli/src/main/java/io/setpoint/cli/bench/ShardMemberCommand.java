@@ -34,12 +34,13 @@ import picocli.CommandLine.Option;
  * reconciler does) and writes nothing. Driven by lines on stdin, answered on stdout:
  * <ul>
  *   <li>{@code stats}: {@code stats MEMBERS SLOTS CACHED RUNNING}, the group's size as this member
- *       sees it, the 256ths of the hash space it handles, the Artists it caches, and whether its
+ *       sees it, the 1,024ths of the hash space it handles, the Artists it caches, and whether its
  *       controller runs;
  *   <li>{@code pass}: reconciles every Artist it owns once more, by manual trigger, and answers
  *       {@code pass KEYS NANOS} when all are done;
  *   <li>{@code keys FILE}: writes the names reconciled in the last pass to FILE, one per line;
- *   <li>{@code heap}: {@code heap BYTES}, the live heap less the one before the manager started.
+ *   <li>{@code heap}: {@code heap BYTES}, the live heap less the one just before the manager
+ *       started (connected, its controller registered): what the cache and the queue hold.
  * </ul>
  */
 @Command(name = "shard-member", hidden = true, description = "A member process of 'bench shards'.")
@@ -70,12 +71,13 @@ final class ShardMemberCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-    long baseline = Bench.liveHeap();
     try (SetpointClient client = SetpointClient.connect(address);
         Manager manager = Manager.builder().client(client)
             .sharding(timing.applyTo(Sharding.named(GROUP).member(member))).build()) {
       manager.register(Controller.forType(DemoTypes.ARTIST).named(CONTROLLER).placement(Placement.SHARDED)
           .concurrency(concurrency).resync(Duration.ZERO).reconciler((ctx, rt, req) -> reconcile(req)));
+      client.types(); // connected: what the connection itself holds is not the cache's
+      long baseline = Bench.liveHeap();
       manager.start();
       out.println("started " + member);
       Sharding shards = manager.sharding().orElseThrow();
@@ -139,6 +141,6 @@ final class ShardMemberCommand implements Callable<Integer> {
     for (HashRange r : ranges) {
       width += r.getEnd() - r.getStart();
     }
-    return width / (Shards.SPACE / 256);
+    return width / (Shards.SPACE / 1024);
   }
 }

@@ -48,7 +48,7 @@ import picocli.CommandLine.Spec;
     description = "Reconciles/s and cache heap of a controller sharded over N processes against one process;"
         + " the split, the takeover after kill -9 and a join.")
 final class ShardsBench implements Callable<Integer> {
-  private static final int SLOTS = 256;
+  private static final int SLOTS = 1024;
 
   @Spec private CommandSpec spec;
 

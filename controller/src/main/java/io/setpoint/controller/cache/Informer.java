@@ -46,6 +46,8 @@ final class Informer {
   private final CountDownLatch primed = new CountDownLatch(1);
   private volatile boolean closed;
   private volatile Watch current;
+  /** The restriction {@link #current} follows; guarded by {@code progress}. */
+  private long currentGeneration;
   private Thread thread;
   /** The newest revision applied to the store; written by the informer's thread only. */
   private volatile long revision;
@@ -108,15 +110,17 @@ final class Informer {
    */
   long restrict(List<HashRange> ranges) {
     long gen;
+    Watch stale;
     synchronized (progress) {
       this.ranges = ranges == null ? null : List.copyOf(ranges);
       gen = ++generation;
       restart = true;
       progress.notifyAll();
+      // Only a watch of older ranges: the thread may already follow the new ones.
+      stale = currentGeneration < gen ? current : null;
     }
-    Watch watch = current;
-    if (watch != null) {
-      watch.close();
+    if (stale != null) {
+      stale.close();
     }
     return gen;
   }
@@ -176,9 +180,10 @@ final class Informer {
     while (!closed) {
       try {
         follow(relist);
-        if (!restart || closed) {
+        if (closed) {
           return;
         }
+        // New ranges, or the server ended the stream: list afresh.
         relist = true;
         continue;
       } catch (SetpointException e) {
@@ -235,7 +240,10 @@ final class Informer {
       request.setSinceRevision(revision);
     }
     try (Watch watch = client.watch(request.build())) {
-      current = watch;
+      synchronized (progress) {
+        current = watch;
+        currentGeneration = gen;
+      }
       if (closed || restart) {
         return;
       }

@@ -46,7 +46,18 @@ final class ControllerRunner implements Runner {
   private final ReadYourWrites<Request> ownWrites;
   /** The shard's open slots; null when the controller is not sharded. */
   private final SlotGate shard;
-  private final Consumer<BitSet> slotsOpened = this::queueSlots;
+  private final SlotGate.Listener slots = new SlotGate.Listener() {
+    @Override
+    public void opened(BitSet opened) {
+      queueSlots(opened);
+    }
+
+    @Override
+    public void closed(BitSet closed) {
+      // Requeues and resyncs of keys now another member's would sit in the queue until due.
+      queue.dropWaiting(request -> closed.get(slot(request.id())));
+    }
+  };
 
   private record Registration(io.setpoint.api.v1.Type type, Consumer<ResourceEvent> listener) {}
 
@@ -147,7 +158,7 @@ final class ControllerRunner implements Runner {
     controller.queries().forEach(cache::addQuery);
     listen(controller.managedType(), this::onManagedEvent);
     if (shard != null) {
-      shard.onOpen(slotsOpened);
+      shard.addListener(slots);
     }
     for (Controller.Watch watch : controller.watches()) {
       listen(watch.type(), event -> onWatchedEvent(watch, event));
@@ -176,7 +187,7 @@ final class ControllerRunner implements Runner {
     }
     listeners.forEach(r -> cache.removeListener(r.type(), r.listener()));
     if (shard != null) {
-      shard.removeOnOpen(slotsOpened);
+      shard.removeListener(slots);
     }
     for (AutoCloseable source : sources) {
       try {

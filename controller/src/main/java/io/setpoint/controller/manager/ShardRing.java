@@ -10,11 +10,12 @@ import java.util.List;
  * How a shard group splits the hash space: into {@link #SLOTS} equal slots, each owned by the
  * member that scores highest for it (rendezvous hashing, a consistent hash). A member joining takes
  * about 1/N of the slots, from every other member alike; a member leaving hands only its own slots
- * on, spread over the rest.
+ * on, spread over the rest. 1,024 slots keep the shares within a few percent of 1/N (the busiest
+ * member sets the pace) while the ranges of a share stay well under what a request may carry.
  */
 final class ShardRing {
-  static final int SLOTS = 256;
-  private static final int SLOT_BITS = 8;
+  static final int SLOTS = 1024;
+  private static final int SLOT_BITS = 10;
   private static final long SLOT_WIDTH = Shards.SPACE >>> SLOT_BITS;
 
   private ShardRing() {}

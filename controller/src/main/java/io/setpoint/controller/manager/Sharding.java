@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each member keeps a heartbeat {@code core.v1.Lease} (named {@code GROUP-MEMBER}) and renews it
  * every {@linkplain Builder#retryPeriod retry period}. The hash space of {@link Shards#hash} is cut
- * into 256 slots, and every member computes the same owner for each slot from the list of live
+ * into 1,024 slots, and every member computes the same owner for each slot from the list of live
  * members (rendezvous hashing): when a member joins it takes about 1/N of the slots, and when one
  * leaves only its slots move. A member whose heartbeat has not changed for a {@linkplain
  * Builder#leaseDuration lease duration} is evicted (its lease marked released) and its slots go to
@@ -164,6 +164,14 @@ public final class Sharding {
   /** Whether this member handles the resource {@code id} now. */
   public boolean owns(ID id) {
     return gate.isOpen(ShardRing.slotOf(Shards.hash(id)));
+  }
+
+  /**
+   * Whether this member handles the generic loop key whose text (as given to {@link #locker}) is
+   * {@code keyText} now.
+   */
+  public boolean owns(String keyText) {
+    return gate.isOpen(ShardRing.slotOf(Shards.hash(keyText)));
   }
 
   /** The fence of this membership, while a member. */

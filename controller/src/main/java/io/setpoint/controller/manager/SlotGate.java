@@ -3,7 +3,6 @@ package io.setpoint.controller.manager;
 import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Consumer;
 
 /**
  * Which slots of a shard group this manager works on now, and how many keys of each are being
@@ -14,15 +13,23 @@ import java.util.function.Consumer;
 final class SlotGate {
   private final BitSet open = new BitSet(ShardRing.SLOTS);
   private final int[] inFlight = new int[ShardRing.SLOTS];
-  private final List<Consumer<BitSet>> openListeners = new CopyOnWriteArrayList<>();
+  private final List<Listener> listeners = new CopyOnWriteArrayList<>();
 
-  /** Calls {@code listener} with the slots each {@link #open} opens, after they are open. */
-  void onOpen(Consumer<BitSet> listener) {
-    openListeners.add(listener);
+  /** What a runner does when slots open or close. */
+  interface Listener {
+    /** {@code slots} just opened: queue their keys. */
+    void opened(BitSet slots);
+
+    /** {@code slots} just closed, none of their keys in flight: drop what waits of them. */
+    void closed(BitSet slots);
   }
 
-  void removeOnOpen(Consumer<BitSet> listener) {
-    openListeners.remove(listener);
+  void addListener(Listener listener) {
+    listeners.add(listener);
+  }
+
+  void removeListener(Listener listener) {
+    listeners.remove(listener);
   }
 
   synchronized boolean isOpen(int slot) {
@@ -53,18 +60,23 @@ final class SlotGate {
     synchronized (this) {
       open.or(slots);
     }
-    for (Consumer<BitSet> listener : openListeners) {
-      listener.accept((BitSet) slots.clone());
+    for (Listener listener : listeners) {
+      listener.opened((BitSet) slots.clone());
     }
   }
 
   /** Closes {@code slots} and waits until no key of theirs is in flight. */
-  synchronized void close(BitSet slots) throws InterruptedException {
-    open.andNot(slots);
-    for (int slot = slots.nextSetBit(0); slot >= 0; slot = slots.nextSetBit(slot + 1)) {
-      while (inFlight[slot] > 0) {
-        wait();
+  void close(BitSet slots) throws InterruptedException {
+    synchronized (this) {
+      open.andNot(slots);
+      for (int slot = slots.nextSetBit(0); slot >= 0; slot = slots.nextSetBit(slot + 1)) {
+        while (inFlight[slot] > 0) {
+          wait();
+        }
       }
+    }
+    for (Listener listener : listeners) {
+      listener.closed((BitSet) slots.clone());
     }
   }
 }

@@ -2,12 +2,15 @@ package io.setpoint.controller.queue;
 
 import io.setpoint.controller.time.Ticker;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
+import java.util.function.Predicate;
 
 /**
  * The work queue of a controller: keys to reconcile, de-duplicated, delayed, rate limited,
@@ -210,6 +213,33 @@ public final class WorkQueue<K> {
         e.failures = 0;
         dropIfIdle(e);
       }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Drops every key that waits for a delay (a requeue-after, a resync, a retry's backoff) and
+   * matches {@code drop}, with its failures; returns how many. For keys this queue's owner no
+   * longer handles, which would otherwise stay until their time came.
+   */
+  public int dropWaiting(Predicate<? super K> drop) {
+    lock.lock();
+    try {
+      List<Entry<K>> dropped = new ArrayList<>();
+      for (int i = 0; i < delayed.size(); i++) {
+        if (drop.test(delayed.at(i).key)) {
+          dropped.add(delayed.at(i));
+        }
+      }
+      for (Entry<K> e : dropped) {
+        delayed.remove(e);
+        e.pending = Entry.NONE;
+        e.clearCauses();
+        e.failures = 0;
+        dropIfIdle(e);
+      }
+      return dropped.size();
     } finally {
       lock.unlock();
     }

@@ -61,6 +61,20 @@ class WorkQueueTest {
   }
 
   @Test
+  void dropWaitingDropsOnlyMatchingDelayedKeysAndLeavesReadyOnesAlone() {
+    queue.addAfter("a-1", Duration.ofSeconds(5), EVENT, LOW);
+    queue.addAfter("a-2", Duration.ofSeconds(1), EVENT, LOW);
+    queue.addAfter("b-1", Duration.ofSeconds(2), EVENT, LOW);
+    queue.add("a-3", EVENT, HIGH);
+    assertThat(queue.dropWaiting(key -> key.startsWith("a-"))).isEqualTo(2);
+    assertThat(queue.delayed()).isEqualTo(1);
+    queue.checkInvariants();
+    ticker.advance(Duration.ofSeconds(10));
+    assertThat(drain(queue)).containsExactly("a-3", "b-1");
+    queue.checkInvariants();
+  }
+
+  @Test
   void doneIsForgottenWhenNothingIsPending() {
     queue.add("a", EVENT, HIGH);
     next(queue);

@@ -78,4 +78,26 @@ class BenchCommandTest {
         .contains("2 controller processes, lease 1.0 s, renew deadline 0.7 s, retry period 0.2 s, 1 leaders killed")
         .containsPattern("kill -9 of the leader to a new write reconciled: median [0-9.]+ s, max [0-9.]+ s, min [0-9.]+ s");
   }
+
+  /**
+   * Three member processes and a joiner over 3,000 Artists: each Artist is reconciled by exactly
+   * one process, a member killed with SIGKILL has its keys picked up, and the joiner takes a share
+   * without moving keys between the others (the benchmark checks each and fails otherwise).
+   */
+  @Test
+  void shardsSplitTheKeysAcrossProcessesSurviveAKillAndRebalanceOnAJoin() {
+    CliRun run = CliRun.run("bench", "shards", "-artists", "3000", "-processes", "3", "-io", "0ms",
+        "-lease-duration", "1500ms", "-renew-deadline", "1s", "-retry-period", "200ms");
+
+    assertThat(run.code()).as(run.toString()).isZero();
+    assertThat(run.out())
+        .containsPattern("1 process: +[0-9,]+ reconciles/s; cache [0-9.]+ MiB")
+        .containsPattern("3 processes: [0-9,]+ reconciles/s \\([0-9.]+x\\); cache per process")
+        .contains("every key reconciled by exactly one process: yes")
+        .containsPattern("the others held all its slots after [0-9.]+ s \\(lease 1500 ms\\); the next pass reached every key: yes")
+        .containsPattern("a joining member took [0-9.]+% of the keys; keys moved between the others: 0");
+    java.util.regex.Matcher share = java.util.regex.Pattern.compile("a joining member took ([0-9.]+)%").matcher(run.out());
+    assertThat(share.find()).isTrue();
+    assertThat(Double.parseDouble(share.group(1))).as("the joiner's share, about a third").isBetween(25.0, 42.0);
+  }
 }

@@ -70,6 +70,10 @@ final class ShardsBench implements Callable<Integer> {
 
   @Mixin private ElectionOptions timing;
 
+  @Option(names = "-logs", paramLabel = "DIR", hidden = true,
+      description = "Keep each member's log in DIR (default: a temporary directory, deleted).")
+  private Path logs;
+
   private final List<Member> members = new ArrayList<>();
   private int started;
 
@@ -251,7 +255,7 @@ final class ShardsBench implements Callable<Integer> {
         "-io", io.toMillis() + "ms"));
     command.addAll(timing.args());
     Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(
-        work.resolve(name + ".log").toFile())).start();
+        (logs != null ? logs : work).resolve(name + ".log").toFile())).start();
     BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     Thread.ofVirtual().name("bench-" + name).start(() -> {
       try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {

@@ -5,6 +5,8 @@ import io.setpoint.api.Shards;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.HashRange;
+import io.setpoint.api.v1.ListRequest;
+import io.setpoint.api.v1.ListResponse;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Scope;
 import io.setpoint.api.v1.Type;
@@ -26,15 +28,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps one type's {@link TypeStore} in step with the server through a single watch: fills it from
- * the snapshot, applies every change, and only then hands the change to listeners. When the watch
- * breaks it resumes from its last revision; when that revision is gone it lists afresh and turns
- * the difference into events, so listeners never miss a delete. It may hold only some {@link
+ * Keeps one type's {@link TypeStore} in step with the server: fills it from a paged listing, then
+ * follows a watch from the listing's revision, applying every change before it hands the change
+ * to listeners. When the watch breaks it resumes from its last revision; when that revision is
+ * gone it lists afresh and turns the difference into events, so listeners never miss a delete. It may hold only some {@link
  * HashRange}s of the type (a shard's), and moves to other ranges by listing afresh.
  */
 final class Informer {
   private static final Logger log = LoggerFactory.getLogger(Informer.class);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
+  /**
+   * Resources per page of a listing: large pages fill a cache fast, and even at the largest
+   * resource the server takes (1 MiB) a page stays within what the client accepts in one message.
+   */
+  private static final int LIST_PAGE = 200;
 
   private final Interner interner = new Interner();
   private final SetpointClient client;
@@ -230,14 +237,16 @@ final class Informer {
       holdNothing(gen);
       return;
     }
+    long since = relist ? list(held, gen) : revision;
+    if (since < 0) {
+      return;
+    }
     WatchListRequest.Builder request = WatchListRequest.newBuilder()
         .setType(type)
-        .setTenancy(Tenancies.wildcard(scope));
+        .setTenancy(Tenancies.wildcard(scope))
+        .setSinceRevision(since);
     if (held != null) {
       request.addAllHashRanges(held);
-    }
-    if (!relist) {
-      request.setSinceRevision(revision);
     }
     try (Watch watch = client.watch(request.build())) {
       synchronized (progress) {
@@ -247,33 +256,56 @@ final class Informer {
       if (closed || restart) {
         return;
       }
-      Set<String> seen = relist ? new HashSet<>() : null;
       while (watch.hasNext()) {
         WatchEvent event = watch.next();
         switch (event.getEventCase()) {
-          case UPSERT -> {
-            Resource resource = interner.intern(event.getUpsert().getResource());
-            if (seen != null) {
-              seen.add(Keys.of(resource.getId()));
-            }
-            upsert(resource, event.getRevision(), seen != null && !isPrimed());
-          }
+          case UPSERT -> upsert(interner.intern(event.getUpsert().getResource()), event.getRevision(), false);
           case DELETE -> delete(event.getDelete().getResource(), event.getRevision());
-          case END_OF_SNAPSHOT -> {
-            if (seen != null) {
-              dropMissing(seen, held, event.getRevision());
-              seen = null;
-            }
-            advance(event.getRevision());
-            listed(gen);
-            primed.countDown();
-          }
+          case END_OF_SNAPSHOT -> advance(event.getRevision());
           default -> log.warn("ignoring an unknown watch event for {}", Types.format(type));
         }
       }
     } finally {
       current = null;
     }
+  }
+
+  /**
+   * Lists {@code held} afresh, page by page at one revision, and makes the store match it; the
+   * watch then resumes after that revision. Pages carry hundreds of resources per message, where a
+   * watch's snapshot carries one, so a large type fills many times faster. Returns the listing's revision, or -1 when closed or restricted
+   * anew meanwhile.
+   */
+  private long list(List<HashRange> held, long gen) {
+    ListRequest.Builder request = ListRequest.newBuilder()
+        .setType(type)
+        .setTenancy(Tenancies.wildcard(scope))
+        .setPageSize(LIST_PAGE);
+    if (held != null) {
+      request.addAllHashRanges(held);
+    }
+    Set<String> seen = new HashSet<>();
+    long at = 0;
+    String token = "";
+    do {
+      if (closed || restart) {
+        return -1;
+      }
+      ListResponse page = client.list(request.setPageToken(token).build());
+      at = at == 0 ? page.getRevision() : at;
+      boolean initial = !isPrimed();
+      for (Resource listed : page.getResourcesList()) {
+        Resource resource = interner.intern(listed);
+        seen.add(Keys.of(resource.getId()));
+        upsert(resource, at, initial);
+      }
+      token = page.getNextPageToken();
+    } while (!token.isEmpty());
+    dropMissing(seen, held, at);
+    advance(at);
+    listed(gen);
+    primed.countDown();
+    return at;
   }
 
   private void upsert(Resource resource, long eventRevision, boolean initialSnapshot) {

@@ -18,6 +18,8 @@ import io.setpoint.client.Watch;
 import io.setpoint.controller.predicate.ResourceEvent;
 import io.setpoint.controller.time.Ticker;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -53,6 +55,8 @@ final class Informer {
   private final CountDownLatch primed = new CountDownLatch(1);
   private volatile boolean closed;
   private volatile Watch current;
+  /** The ranges the store reflects (all of the type when null); the informer thread's. */
+  private List<HashRange> storeRanges;
   /** The restriction {@link #current} follows; guarded by {@code progress}. */
   private long currentGeneration;
   private Thread thread;
@@ -181,38 +185,48 @@ final class Informer {
     }
   }
 
+  /** How the next watch starts. */
+  private enum Start {
+    /** List everything held afresh, then watch from the listing's revision. */
+    LIST,
+    /** Watch from the last revision applied. */
+    RESUME,
+    /** The ranges changed: drop what left, list only what was added, watch from the last revision. */
+    RESHAPE
+  }
+
   private void run() {
     Duration backoff = Duration.ofMillis(50);
-    boolean relist = true;
+    Start start = Start.LIST;
     while (!closed) {
       try {
-        follow(relist);
+        follow(start);
         if (closed) {
           return;
         }
-        // New ranges, or the server ended the stream: list afresh.
-        relist = true;
+        // New ranges, or the server ended the stream.
+        start = restart ? Start.RESHAPE : Start.LIST;
         continue;
       } catch (SetpointException e) {
         if (closed) {
           return;
         }
         if (restart) {
-          relist = true;
+          start = Start.RESHAPE;
           continue;
         }
-        relist = e.code() == Status.Code.OUT_OF_RANGE || revision == 0;
+        start = e.code() == Status.Code.OUT_OF_RANGE || revision == 0 ? Start.LIST : Start.RESUME;
         log.warn("watch of {} broke ({}); {} in {} ms", Types.format(type), e.getMessage(),
-            relist ? "listing afresh" : "resuming after revision " + revision, backoff.toMillis());
+            start == Start.LIST ? "listing afresh" : "resuming after revision " + revision, backoff.toMillis());
       } catch (RuntimeException e) {
         if (closed) {
           return;
         }
         if (restart) {
-          relist = true;
+          start = Start.RESHAPE;
           continue;
         }
-        relist = true;
+        start = Start.LIST;
         log.error("watch of {} failed; listing afresh in {} ms", Types.format(type), backoff.toMillis(), e);
       }
       try {
@@ -224,8 +238,8 @@ final class Informer {
     }
   }
 
-  /** Follows one watch until it ends; a fresh listing first reconciles the store with it. */
-  private void follow(boolean relist) {
+  /** Follows one watch until it ends; a listing first brings the store up to the ranges held. */
+  private void follow(Start start) {
     List<HashRange> held;
     long gen;
     synchronized (progress) {
@@ -237,7 +251,13 @@ final class Informer {
       holdNothing(gen);
       return;
     }
-    long since = relist ? list(held, gen) : revision;
+    long since = switch (start) {
+      case RESUME -> revision;
+      // Reshaping needs a store that reflects some ranges up to a revision; one that held nothing
+      // may be far behind, so it lists afresh.
+      case RESHAPE -> storeRanges != null && storeRanges.isEmpty() || revision == 0 ? list(held, gen) : reshape(held, gen);
+      case LIST -> list(held, gen);
+    };
     if (since < 0) {
       return;
     }
@@ -271,20 +291,64 @@ final class Informer {
   }
 
   /**
-   * Lists {@code held} afresh, page by page at one revision, and makes the store match it; the
-   * watch then resumes after that revision. Pages carry hundreds of resources per message, where a
-   * watch's snapshot carries one, so a large type fills many times faster. Returns the listing's revision, or -1 when closed or restricted
-   * anew meanwhile.
+   * Lists {@code held} afresh and makes the store match it; the watch then resumes after the
+   * listing's revision. Returns that revision, or -1 when closed or restricted anew meanwhile.
    */
   private long list(List<HashRange> held, long gen) {
+    Set<String> seen = new HashSet<>();
+    long at = listRanges(held == null ? List.of() : held, seen);
+    if (at < 0) {
+      return -1;
+    }
+    dropMissing(seen, held, at);
+    advance(at);
+    holding(held, gen);
+    return at;
+  }
+
+  /**
+   * Moves the store from the ranges it holds to {@code held}: drops, without events, what left
+   * them, and lists only what was added. Returns the revision to resume the watch from, the one
+   * the store had reached: the watch replays what happened since in every range held, and what
+   * the listing already shows newer is ignored (see {@link #upsert}). -1 when closed or
+   * restricted anew meanwhile.
+   */
+  private long reshape(List<HashRange> held, long gen) {
+    long from = revision;
+    if (held != null) {
+      for (String key : Set.copyOf(store.keys())) {
+        Resource r = store.get(key);
+        if (r != null && !Shards.contains(held, r.getId())) {
+          store.remove(key);
+        }
+      }
+    }
+    List<HashRange> whole = List.of(Shards.range(0, Shards.SPACE));
+    List<HashRange> added = minus(held == null ? whole : held, storeRanges == null ? whole : storeRanges);
+    if (!added.isEmpty() && listRanges(added, new HashSet<>()) < 0) {
+      return -1;
+    }
+    holding(held, gen);
+    return from;
+  }
+
+  private void holding(List<HashRange> held, long gen) {
+    storeRanges = held;
+    listed(gen);
+    primed.countDown();
+  }
+
+  /**
+   * Stores every resource in {@code ranges} (all when empty), page by page at one revision: pages
+   * carry hundreds of resources a message, where a watch's snapshot carries one, so a large type
+   * fills many times faster. Returns the revision, or -1 when closed or restricted anew meanwhile.
+   */
+  private long listRanges(List<HashRange> ranges, Set<String> seen) {
     ListRequest.Builder request = ListRequest.newBuilder()
         .setType(type)
         .setTenancy(Tenancies.wildcard(scope))
-        .setPageSize(LIST_PAGE);
-    if (held != null) {
-      request.addAllHashRanges(held);
-    }
-    Set<String> seen = new HashSet<>();
+        .setPageSize(LIST_PAGE)
+        .addAllHashRanges(ranges);
     long at = 0;
     String token = "";
     do {
@@ -301,14 +365,38 @@ final class Informer {
       }
       token = page.getNextPageToken();
     } while (!token.isEmpty());
-    dropMissing(seen, held, at);
-    advance(at);
-    listed(gen);
-    primed.countDown();
     return at;
   }
 
+  /** The parts of {@code from} outside every range of {@code remove}. */
+  static List<HashRange> minus(List<HashRange> from, List<HashRange> remove) {
+    List<HashRange> cuts = remove.stream().sorted(Comparator.comparingLong(HashRange::getStart)).toList();
+    List<HashRange> out = new ArrayList<>();
+    for (HashRange r : from) {
+      long start = r.getStart();
+      for (HashRange cut : cuts) {
+        if (cut.getEnd() <= start || cut.getStart() >= r.getEnd()) {
+          continue;
+        }
+        if (cut.getStart() > start) {
+          out.add(Shards.range(start, cut.getStart()));
+        }
+        start = Math.max(start, cut.getEnd());
+      }
+      if (start < r.getEnd()) {
+        out.add(Shards.range(start, r.getEnd()));
+      }
+    }
+    return out;
+  }
+
   private void upsert(Resource resource, long eventRevision, boolean initialSnapshot) {
+    Resource stored = store.get(Keys.of(resource.getId()));
+    if (stored != null && version(stored) > version(resource)) {
+      // A replay of an older state (after a reshape): the store already shows a newer one.
+      advance(eventRevision);
+      return;
+    }
     Resource previous = store.put(resource);
     advance(eventRevision);
     // The first snapshot is reconciled wholesale at startup; later snapshots only report changes.
@@ -318,9 +406,24 @@ final class Informer {
   }
 
   private void delete(Resource resource, long eventRevision) {
+    Resource stored = store.get(Keys.of(resource.getId()));
+    if (stored != null && version(stored) > eventRevision) {
+      // A replayed delete of an incarnation the store already shows re-created.
+      advance(eventRevision);
+      return;
+    }
     Resource previous = store.remove(Keys.of(resource.getId()));
     advance(eventRevision);
     listener.accept(new ResourceEvent(ResourceEvent.Kind.DELETE, previous, resource, eventRevision));
+  }
+
+  /** A resource's version: the store revision that wrote it. */
+  private static long version(Resource resource) {
+    try {
+      return Long.parseLong(resource.getVersion());
+    } catch (NumberFormatException e) {
+      return 0;
+    }
   }
 
   /**
@@ -343,8 +446,7 @@ final class Informer {
     for (String key : Set.copyOf(store.keys())) {
       store.remove(key);
     }
-    listed(gen);
-    primed.countDown();
+    holding(List.of(), gen);
     synchronized (progress) {
       while (!restart && !closed) {
         try {

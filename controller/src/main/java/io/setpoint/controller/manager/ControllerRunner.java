@@ -3,6 +3,7 @@ package io.setpoint.controller.manager;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Shards;
 import io.setpoint.api.Types;
+import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.controller.Controller;
 import io.setpoint.controller.Request;
@@ -95,11 +96,11 @@ final class ControllerRunner implements Runner {
     }
   }
 
-  private static int slot(io.setpoint.api.v1.ID id) {
+  private static int slot(ID id) {
     return ShardRing.slotOf(Shards.hash(id));
   }
 
-  private boolean isMine(io.setpoint.api.v1.ID id) {
+  private boolean isMine(ID id) {
     return shard == null || shard.isOpen(slot(id));
   }
 

@@ -3,7 +3,9 @@ package io.setpoint.controller.manager;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.setpoint.api.Types;
+import io.setpoint.api.v1.HashRange;
 import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Type;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.Controller;
 import io.setpoint.controller.Placement;
@@ -15,10 +17,12 @@ import io.setpoint.controller.time.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.LoggerFactory;
 
@@ -85,8 +89,8 @@ public final class Manager implements AutoCloseable {
   /** Fills the shard's caches before its slots open, and places the controllers on joining or leaving. */
   private final class ShardListener implements Sharding.Listener {
     @Override
-    public void prepare(List<io.setpoint.api.v1.HashRange> ranges) throws InterruptedException {
-      for (io.setpoint.api.v1.Type type : shardOnlyTypes()) {
+    public void prepare(List<HashRange> ranges) throws InterruptedException {
+      for (Type type : shardOnlyTypes()) {
         if (!cache.restrict(type, ranges, SHARD_FILL_TIMEOUT)) {
           LoggerFactory.getLogger(Manager.class).warn("the cache of {} did not fill within {}",
               Types.format(type), SHARD_FILL_TIMEOUT);
@@ -113,12 +117,12 @@ public final class Manager implements AutoCloseable {
    * only the shard's ranges. A type another controller caches, or a sharded one watches (its
    * resources map to keys of every shard), stays whole.
    */
-  private java.util.Set<io.setpoint.api.v1.Type> shardOnlyTypes() {
-    java.util.Set<io.setpoint.api.v1.Type> types = new java.util.HashSet<>();
-    java.util.Set<io.setpoint.api.v1.Type> whole = new java.util.HashSet<>();
+  private Set<Type> shardOnlyTypes() {
+    Set<Type> types = new HashSet<>();
+    Set<Type> whole = new HashSet<>();
     for (Supervised s : controllers.values()) {
       Controller c = s.controller();
-      for (io.setpoint.api.v1.Type type : c.cachedTypes()) {
+      for (Type type : c.cachedTypes()) {
         if (c.placement() == Placement.SHARDED && type.equals(c.managedType())) {
           types.add(type);
         } else {
@@ -165,9 +169,9 @@ public final class Manager implements AutoCloseable {
     if (sharding == null) {
       return;
     }
-    java.util.Set<io.setpoint.api.v1.Type> shardOnly = shardOnlyTypes();
+    Set<Type> shardOnly = shardOnlyTypes();
     for (Supervised s : controllers.values()) {
-      for (io.setpoint.api.v1.Type type : s.controller().cachedTypes()) {
+      for (Type type : s.controller().cachedTypes()) {
         if (!shardOnly.contains(type) && !cache.isWhole(type)) {
           try {
             cache.unrestrict(type, SHARD_FILL_TIMEOUT);

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Semaphore;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -107,7 +108,7 @@ public final class Sharding {
   /** Orders opening slots against leaving, so that no slot opens for a membership that ended. */
   private final Object lock = new Object();
   /** Released to renew at once, publishing a newly adopted view. */
-  private final java.util.concurrent.Semaphore renewNow = new java.util.concurrent.Semaphore(0);
+  private final Semaphore renewNow = new Semaphore(0);
 
   // The heartbeat thread's.
   private volatile Resource held;

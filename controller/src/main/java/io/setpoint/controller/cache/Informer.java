@@ -315,7 +315,9 @@ final class Informer {
    */
   private long reshape(List<HashRange> held, long gen) {
     long from = revision;
-    if (held != null) {
+    List<HashRange> whole = List.of(Shards.range(0, Shards.SPACE));
+    boolean narrowed = held != null && !minus(storeRanges == null ? whole : storeRanges, held).isEmpty();
+    if (narrowed) {
       for (String key : Set.copyOf(store.keys())) {
         Resource r = store.get(key);
         if (r != null && !Shards.contains(held, r.getId())) {
@@ -323,7 +325,6 @@ final class Informer {
         }
       }
     }
-    List<HashRange> whole = List.of(Shards.range(0, Shards.SPACE));
     List<HashRange> added = minus(held == null ? whole : held, storeRanges == null ? whole : storeRanges);
     if (!added.isEmpty() && listRanges(added, new HashSet<>()) < 0) {
       return -1;

@@ -219,7 +219,9 @@ final class ControllerRunner implements Runner {
   }
 
   private void onManagedEvent(ResourceEvent event) {
-    if (controller.filter().test(event)) {
+    // Another shard's key costs one hash, not a trigger's text (a cache filling a gained range
+    // reports thousands of them before the slots open).
+    if (isMine(event.resource().getId()) && controller.filter().test(event)) {
       enqueue(Request.of(event.resource().getId()), eventTrigger(event));
     }
   }

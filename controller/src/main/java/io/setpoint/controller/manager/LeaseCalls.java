@@ -4,13 +4,17 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Timestamp;
 import io.setpoint.api.Ids;
 import io.setpoint.api.core.v1.Lease;
+import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.client.SetpointException;
 import io.setpoint.controller.time.Ticker;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
@@ -74,6 +78,18 @@ final class LeaseCalls {
       if (signal.tryAcquire(ticker.isManual() ? TimeUnit.MILLISECONDS.toNanos(10) : left, TimeUnit.NANOSECONDS)) {
         return true;
       }
+    }
+  }
+
+  /** The lease {@code id}, read linearizably, or empty when there is none. */
+  Optional<Resource> find(SetpointClient client, ID id, long deadline) throws InterruptedException {
+    try {
+      return Optional.of(call(client.async().readConsistent(id), deadline));
+    } catch (SetpointException e) {
+      if (e.isNotFound()) {
+        return Optional.empty();
+      }
+      throw e;
     }
   }
 

@@ -204,7 +204,7 @@ public final class LeaseElection implements Leadership {
 
   private void tryAcquire() throws InterruptedException {
     long now = ticker.read();
-    Optional<Resource> current = find(now + leaseDuration.toNanos());
+    Optional<Resource> current = calls.find(client, id, now + leaseDuration.toNanos());
     if (current.isEmpty()) {
       Resource created;
       try {
@@ -277,17 +277,6 @@ public final class LeaseElection implements Leadership {
     observedVersion = "";
     log.warn("election {}: {} steps down: {}", name, holder, why);
     listeners.forEach(Runnable::run);
-  }
-
-  private Optional<Resource> find(long deadline) throws InterruptedException {
-    try {
-      return Optional.of(calls.call(client.async().readConsistent(id), deadline));
-    } catch (SetpointException e) {
-      if (e.isNotFound()) {
-        return Optional.empty();
-      }
-      throw e;
-    }
   }
 
   /**

@@ -369,7 +369,7 @@ public final class Sharding {
   }
 
   private void join(long now) throws InterruptedException {
-    Optional<Resource> current = find(now + renewDeadline.toNanos());
+    Optional<Resource> current = calls.find(client, id, now + renewDeadline.toNanos());
     Resource joined;
     try {
       if (current.isEmpty()) {
@@ -503,17 +503,6 @@ public final class Sharding {
     return lease.setGroup(GROUP).setKey(name).setHolder(member).setEpoch(epoch)
         .clearView().addAllView(view)
         .setRenewedAt(LeaseCalls.timestamp(now)).setExpiresAt(LeaseCalls.timestamp(now.plus(leaseDuration))).build();
-  }
-
-  private Optional<Resource> find(long deadline) throws InterruptedException {
-    try {
-      return Optional.of(calls.call(client.async().readConsistent(id), deadline));
-    } catch (SetpointException e) {
-      if (e.isNotFound()) {
-        return Optional.empty();
-      }
-      throw e;
-    }
   }
 
   /**

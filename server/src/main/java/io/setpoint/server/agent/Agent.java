@@ -60,7 +60,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,6 +82,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class Agent implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Agent.class);
+  /** How long stopping waits for the server's port to close. */
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration PORT_POLL = Duration.ofMillis(2);
 
   private final Server server;
   private final io.grpc.Server inProcess;
@@ -158,11 +163,23 @@ public final class Agent implements AutoCloseable {
       access.close();
       runtimeTypes.close();
       backend.close();
-      server.stop().join();
+      awaitPortsClosed(server.stop());
       local.close();
       inProcess.shutdownNow();
       log.info("Setpoint agent stopped");
       stopped.countDown();
+    }
+  }
+
+  /**
+   * Waits until the server has closed its port, or has stopped. Armeria completes a stop only once
+   * its acceptor threads have also waited out Netty's two-second quiet period, which every stop
+   * (and every test that starts an agent) paid; nothing is served once the port is closed.
+   */
+  private void awaitPortsClosed(CompletableFuture<Void> stopping) {
+    long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
+    while (!stopping.isDone() && !server.activePorts().isEmpty() && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(PORT_POLL.toNanos());
     }
   }
 

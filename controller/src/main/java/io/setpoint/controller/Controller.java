@@ -6,7 +6,7 @@ import io.setpoint.controller.cache.Index;
 import io.setpoint.controller.cache.Query;
 import io.setpoint.controller.mapper.DependencyMapper;
 import io.setpoint.controller.predicate.Predicates;
-import io.setpoint.controller.predicate.ResourceEvent;
+import io.setpoint.controller.cache.ResourceEvent;
 import io.setpoint.controller.source.Source;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -20,7 +20,7 @@ import io.setpoint.controller.cache.Keys;
 import io.setpoint.controller.cache.SharedCache;
 import io.setpoint.controller.mapper.DependencyMapper;
 import io.setpoint.controller.mapper.Mappers;
-import io.setpoint.controller.predicate.ResourceEvent;
+import io.setpoint.controller.cache.ResourceEvent;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v1.RecordLabel;
 import io.setpoint.demo.v2.Album;

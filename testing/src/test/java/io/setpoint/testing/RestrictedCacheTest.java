@@ -11,7 +11,7 @@ import io.setpoint.api.v1.HashRange;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.controller.cache.SharedCache;
-import io.setpoint.controller.predicate.ResourceEvent;
+import io.setpoint.controller.cache.ResourceEvent;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v1.RecordLabel;
 import java.time.Duration;

@@ -87,9 +87,9 @@ class ShardingTest {
     awaitSettled(List.of("a", "b"));
     Map<String, String> owners = owners();
     awaitEachReconciledOnlyByItsOwner(owners);
-    assertThat(a.cache().size(DemoTypes.RECORD_LABEL) + b.cache().size(DemoTypes.RECORD_LABEL))
+    assertThat(a.cache().list(DemoTypes.RECORD_LABEL).size() + b.cache().list(DemoTypes.RECORD_LABEL).size())
         .as("each member caches only its own labels").isEqualTo(LABELS);
-    assertThat(a.cache().size(DemoTypes.RECORD_LABEL)).isBetween(1, LABELS - 1);
+    assertThat(a.cache().list(DemoTypes.RECORD_LABEL).size()).isBetween(1, LABELS - 1);
 
     start("c", Ticker.system(), false);
     awaitSettled(List.of("a", "b", "c"));

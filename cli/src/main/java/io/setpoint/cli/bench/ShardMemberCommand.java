@@ -87,7 +87,7 @@ final class ShardMemberCommand implements Callable<Integer> {
         String[] words = line.split(" ");
         switch (words[0]) {
           case "stats" -> out.println("stats " + shards.members().size() + " " + slots(shards.ranges()) + " "
-              + manager.cache().size(DemoTypes.ARTIST) + " " + manager.controllers().get(0).running());
+              + manager.cache().list(DemoTypes.ARTIST).size() + " " + manager.controllers().get(0).running());
           case "pass" -> out.println("pass " + pass(manager, shards));
           case "keys" -> {
             Files.write(Path.of(words[1]), List.copyOf(reconciled));

@@ -15,7 +15,6 @@ import io.setpoint.api.v1.WatchListRequest;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import io.setpoint.client.Watch;
-import io.setpoint.controller.predicate.ResourceEvent;
 import io.setpoint.controller.time.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;

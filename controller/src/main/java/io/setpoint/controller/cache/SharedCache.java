@@ -9,7 +9,6 @@ import io.setpoint.api.v1.Scope;
 import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.TypeInfo;
 import io.setpoint.client.SetpointClient;
-import io.setpoint.controller.predicate.ResourceEvent;
 import io.setpoint.controller.time.Ticker;
 import io.setpoint.resource.Decoded;
 import io.setpoint.resource.Hooks;

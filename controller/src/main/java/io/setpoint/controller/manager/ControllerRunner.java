@@ -9,7 +9,7 @@ import io.setpoint.controller.Controller;
 import io.setpoint.controller.Request;
 import io.setpoint.controller.Result;
 import io.setpoint.controller.cache.SharedCache;
-import io.setpoint.controller.predicate.ResourceEvent;
+import io.setpoint.controller.cache.ResourceEvent;
 import io.setpoint.controller.queue.Priority;
 import io.setpoint.controller.queue.Trigger;
 import io.setpoint.controller.queue.WorkQueue;

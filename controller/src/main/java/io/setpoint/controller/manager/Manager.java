@@ -11,6 +11,7 @@ import io.setpoint.controller.Controller;
 import io.setpoint.controller.Placement;
 import io.setpoint.controller.Request;
 import io.setpoint.controller.Result;
+import io.setpoint.controller.cache.Cache;
 import io.setpoint.controller.cache.SharedCache;
 import io.setpoint.controller.loop.Loop;
 import io.setpoint.controller.time.Ticker;
@@ -307,8 +308,11 @@ public final class Manager implements AutoCloseable {
     return Optional.ofNullable(sharding);
   }
 
-  /** The cache the controllers share. */
-  public SharedCache cache() {
+  /**
+   * The cache the controllers share, to read: what it watches, indexes and (in a shard group)
+   * holds is the manager's to decide.
+   */
+  public Cache cache() {
     return cache;
   }
 

@@ -1,6 +1,7 @@
 package io.setpoint.controller.predicate;
 
 import io.setpoint.api.v1.Resource;
+import io.setpoint.controller.cache.ResourceEvent;
 import java.util.Map;
 import java.util.function.Predicate;
 

@@ -172,13 +172,15 @@ public final class Agent implements AutoCloseable {
   }
 
   /**
-   * Waits until the server has closed its port, or has stopped. Armeria completes a stop only once
-   * its acceptor threads have also waited out Netty's two-second quiet period, which every stop
-   * (and every test that starts an agent) paid; nothing is served once the port is closed.
+   * Waits until the server has closed its port and every connection, or has stopped. Armeria
+   * completes a stop only once its acceptor threads have also waited out Netty's two-second quiet
+   * period, which every stop (and every test that starts an agent) paid; nothing is served once
+   * the port and the connections are closed.
    */
   private void awaitPortsClosed(CompletableFuture<Void> stopping) {
     long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
-    while (!stopping.isDone() && !server.activePorts().isEmpty() && System.nanoTime() < deadline) {
+    while (!stopping.isDone() && (!server.activePorts().isEmpty() || server.numConnections() > 0)
+        && System.nanoTime() < deadline) {
       LockSupport.parkNanos(PORT_POLL.toNanos());
     }
   }

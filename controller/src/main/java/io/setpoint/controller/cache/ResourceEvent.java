@@ -1,4 +1,4 @@
-package io.setpoint.controller.predicate;
+package io.setpoint.controller.cache;
 
 import io.setpoint.api.v1.Resource;
 

@@ -66,9 +66,10 @@ public final class SharedCache implements Cache, AutoCloseable {
 
   /**
    * Holds only the resources of {@code type} whose {@linkplain io.setpoint.api.Shards#hash shard
-   * hash} falls in {@code ranges} (none when empty), the server filtering the watch: a shard's
-   * cache. Resources leaving the ranges are dropped without a delete event; those entering come as
-   * upserts. Waits until the cache holds the new ranges; false on timeout.
+   * hash} falls in {@code ranges} (none when empty), the server filtering the listing and the
+   * watch: a shard's cache. Resources leaving the ranges are dropped without a delete event; those
+   * entering come as upserts, and only the ranges added are listed. Waits until the cache holds
+   * the new ranges; false on timeout.
    *
    * @throws UnknownTypeException when the server does not serve {@code type}
    */

@@ -76,8 +76,8 @@ public final class Sharding {
   /** What the manager does when the slots or the membership change. */
   interface Listener {
     /**
-     * Makes the caches of sharded types hold {@code ranges}: before slots open, every slot about
-     * to be open; after slots closed, those still open.
+     * Makes the caches of sharded types hold {@code ranges}: the slots this member owns, or will
+     * own once the group agrees; never fewer than the slots open.
      */
     void prepare(List<HashRange> ranges) throws InterruptedException;
 
@@ -334,8 +334,9 @@ public final class Sharding {
       renewNow.release();
       Listener l = listener;
       if (l != null) {
-        // The caches let go of what this member handed over.
-        l.prepare(ShardRing.ranges(gate.opened()));
+        // The caches let go of what this member handed over and fill what it will gain while the
+        // others adopt the same list, so the gained slots can open as soon as they have.
+        l.prepare(ShardRing.ranges(ShardRing.owned(target, member)));
       }
       return;
     }

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -67,8 +68,8 @@ final class Informer {
   private List<HashRange> ranges;
   /** Counts restrictions; guarded by {@code progress}. */
   private long generation;
-  /** The restriction whose listing the store reflects. */
-  private volatile long listedGeneration;
+  /** The restriction whose listing the store reflects; -1 before the first listing. */
+  private volatile long listedGeneration = -1;
   /** Set when the ranges changed and the watch must start over with them. */
   private volatile boolean restart;
 
@@ -122,6 +123,9 @@ final class Informer {
     long gen;
     Watch stale;
     synchronized (progress) {
+      if (Objects.equals(ranges, this.ranges)) {
+        return generation; // the same ranges: wait for their listing, if it is still under way
+      }
       this.ranges = ranges == null ? null : List.copyOf(ranges);
       gen = ++generation;
       restart = true;

@@ -56,6 +56,15 @@ public final class SharedCache implements Cache, AutoCloseable {
    * @throws UnknownTypeException when the server does not serve {@code type}
    */
   public void watch(Type type) {
+    if (informers.containsKey(type)) {
+      return;
+    }
+    synchronized (restrictions) {
+      watchLocked(type);
+    }
+  }
+
+  private void watchLocked(Type type) {
     informers.computeIfAbsent(type, t -> {
       Informer informer = new Informer(client, t, scope(t), store(t), event -> dispatch(t, event), ticker,
           restrictions.get(t));
@@ -74,18 +83,11 @@ public final class SharedCache implements Cache, AutoCloseable {
    * @throws UnknownTypeException when the server does not serve {@code type}
    */
   public boolean restrict(Type type, List<HashRange> ranges, Duration timeout) throws InterruptedException {
-    List<HashRange> held = List.copyOf(ranges);
-    if (held.equals(restrictions.put(type, held))) {
-      return awaitPrimed(List.of(type), timeout);
-    }
-    return reshape(type, held, timeout);
+    return reshape(type, List.copyOf(ranges), timeout);
   }
 
   /** Holds all of {@code type} again after {@link #restrict}; waits as it does. */
   public boolean unrestrict(Type type, Duration timeout) throws InterruptedException {
-    if (restrictions.remove(type) == null) {
-      return true;
-    }
     return reshape(type, null, timeout);
   }
 
@@ -95,11 +97,22 @@ public final class SharedCache implements Cache, AutoCloseable {
   }
 
   private boolean reshape(Type type, List<HashRange> ranges, Duration timeout) throws InterruptedException {
-    Informer existing = informers.get(type);
-    if (existing == null) {
+    Informer informer;
+    long generation;
+    // Two threads restricting at once must leave the informer on the ranges recorded last.
+    synchronized (restrictions) {
+      if (ranges == null) {
+        restrictions.remove(type);
+      } else {
+        restrictions.put(type, ranges);
+      }
+      informer = informers.get(type);
+      generation = informer == null ? 0 : informer.restrict(ranges);
+    }
+    if (informer == null) {
       return awaitPrimed(List.of(type), timeout);
     }
-    return existing.awaitListed(existing.restrict(ranges), timeout);
+    return informer.awaitListed(generation, timeout);
   }
 
   /** Adds {@code index} to {@code type} (filled from what is cached). */

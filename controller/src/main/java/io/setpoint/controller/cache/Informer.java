@@ -55,6 +55,11 @@ final class Informer {
   private final CountDownLatch primed = new CountDownLatch(1);
   private volatile boolean closed;
   private volatile Watch current;
+  /**
+   * The revision of the last listing of ranges added by a reshape; the watch resumed from before
+   * it replays older states of what that listing stored. The informer thread's.
+   */
+  private long replayThrough;
   /** The ranges the store reflects (all of the type when null); the informer thread's. */
   private List<HashRange> storeRanges;
   /** The restriction {@link #current} follows; guarded by {@code progress}. */
@@ -329,8 +334,12 @@ final class Informer {
       }
     }
     List<HashRange> added = minus(held == null ? whole : held, storeRanges == null ? whole : storeRanges);
-    if (!added.isEmpty() && listRanges(added, new HashSet<>()) < 0) {
-      return -1;
+    if (!added.isEmpty()) {
+      long listedAt = listRanges(added, new HashSet<>());
+      if (listedAt < 0) {
+        return -1;
+      }
+      replayThrough = listedAt;
     }
     holding(held, gen);
     return from;
@@ -395,9 +404,7 @@ final class Informer {
   }
 
   private void upsert(Resource resource, long eventRevision, boolean initialSnapshot) {
-    Resource stored = store.get(Keys.of(resource.getId()));
-    if (stored != null && version(stored) > version(resource)) {
-      // A replay of an older state (after a reshape): the store already shows a newer one.
+    if (isStaleReplay(resource, eventRevision, version(resource))) {
       advance(eventRevision);
       return;
     }
@@ -410,15 +417,26 @@ final class Informer {
   }
 
   private void delete(Resource resource, long eventRevision) {
-    Resource stored = store.get(Keys.of(resource.getId()));
-    if (stored != null && version(stored) > eventRevision) {
-      // A replayed delete of an incarnation the store already shows re-created.
+    if (isStaleReplay(resource, eventRevision, eventRevision)) {
       advance(eventRevision);
       return;
     }
     Resource previous = store.remove(Keys.of(resource.getId()));
     advance(eventRevision);
     listener.accept(new ResourceEvent(ResourceEvent.Kind.DELETE, previous, resource, eventRevision));
+  }
+
+  /**
+   * Whether an event replayed after a reshape (at or before the listing of the ranges added) shows
+   * an older state than the store already holds from that listing. Later events are never stale,
+   * so the usual path costs one comparison.
+   */
+  private boolean isStaleReplay(Resource resource, long eventRevision, long eventVersion) {
+    if (eventRevision > replayThrough) {
+      return false;
+    }
+    Resource stored = store.get(Keys.of(resource.getId()));
+    return stored != null && version(stored) > eventVersion;
   }
 
   /** A resource's version: the store revision that wrote it. */

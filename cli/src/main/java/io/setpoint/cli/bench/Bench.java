@@ -11,6 +11,8 @@ import io.setpoint.demo.v2.Artist;
 import io.setpoint.demo.v2.Genre;
 import io.setpoint.storage.Backend;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
@@ -31,6 +33,20 @@ final class Bench {
   }
 
   /** "machine: 2 cores, Java 25.0.1 (Eclipse Adoptium), max heap 6144 MiB" */
+  /**
+   * The command line that runs this CLI with {@code args} in a new JVM: the same java, JVM options
+   * and class path as this process.
+   */
+  static List<String> cliCommand(List<String> args) {
+    String java = ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException(
+        "cannot tell which java runs this process"));
+    List<String> command = new ArrayList<>(List.of(java));
+    command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.setpoint.cli.Main"));
+    command.addAll(args);
+    return command;
+  }
+
   static String machine() {
     return String.format("machine: %d cores, Java %s (%s), max heap %d MiB",
         Runtime.getRuntime().availableProcessors(),

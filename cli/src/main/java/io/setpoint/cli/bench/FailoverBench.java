@@ -18,7 +18,6 @@ import io.setpoint.demo.v2.Artist;
 import io.setpoint.server.agent.Agent;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -105,14 +104,9 @@ final class FailoverBench implements Callable<Integer> {
 
   private void start(String address) throws IOException {
     String holder = "bench-" + (++started);
-    String java = ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException(
-        "cannot tell which java runs this process"));
-    List<String> command = new ArrayList<>(List.of(java));
-    command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.setpoint.cli.Main",
-        "demo", "controllers", "-address", address, "-holder", holder));
-    command.addAll(timing.args());
-    running.put(holder, new ProcessBuilder(command)
+    List<String> args = new ArrayList<>(List.of("demo", "controllers", "-address", address, "-holder", holder));
+    args.addAll(timing.args());
+    running.put(holder, new ProcessBuilder(Bench.cliCommand(args))
         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
         .redirectError(ProcessBuilder.Redirect.DISCARD)
         .start());

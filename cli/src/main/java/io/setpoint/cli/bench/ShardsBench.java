@@ -11,7 +11,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.io.Writer;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -246,15 +245,10 @@ final class ShardsBench implements Callable<Integer> {
 
   private Member start(String address, Path work) throws IOException {
     String name = "member-" + (++started);
-    String java = ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException(
-        "cannot tell which java runs this process"));
-    List<String> command = new ArrayList<>(List.of(java));
-    command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.setpoint.cli.Main",
-        "bench", "shard-member", "-address", address, "-member", name, "-concurrency", Integer.toString(concurrency),
-        "-io", io.toMillis() + "ms"));
-    command.addAll(timing.args());
-    Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(
+    List<String> args = new ArrayList<>(List.of("bench", "shard-member", "-address", address, "-member", name,
+        "-concurrency", Integer.toString(concurrency), "-io", io.toMillis() + "ms"));
+    args.addAll(timing.args());
+    Process process = new ProcessBuilder(Bench.cliCommand(args)).redirectError(ProcessBuilder.Redirect.appendTo(
         (logs != null ? logs : work).resolve(name + ".log").toFile())).start();
     BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     Thread.ofVirtual().name("bench-" + name).start(() -> {

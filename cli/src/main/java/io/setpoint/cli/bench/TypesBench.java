@@ -28,7 +28,6 @@ import io.setpoint.resource.Registration;
 import io.setpoint.server.agent.Agent;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -124,14 +123,9 @@ final class TypesBench implements Callable<Integer> {
 
   /** Runs this benchmark for one variant in a new JVM like this one, and reads its RESULT line. */
   private Rates inOwnJvm(String which) throws IOException, InterruptedException {
-    String java = ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException(
-        "cannot tell which java runs this process"));
-    List<String> command = new ArrayList<>(List.of(java));
-    command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.setpoint.cli.Main", "bench", "types",
+    Process child = new ProcessBuilder(Bench.cliCommand(List.of("bench", "types",
         "-variant", which, "-clients", String.valueOf(clients), "-cold", String.valueOf(cold),
-        "-warmup", String.valueOf(warmup), "-duration", String.valueOf(duration)));
-    Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        "-warmup", String.valueOf(warmup), "-duration", String.valueOf(duration)))).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     int code = child.waitFor();
     for (String line : output.split("\n")) {

@@ -91,8 +91,8 @@ class BenchCommandTest {
 
     assertThat(run.code()).as(run.toString()).isZero();
     assertThat(run.out())
-        .containsPattern("1 process: +[0-9,]+ reconciles/s; cache [0-9.]+ MiB")
-        .containsPattern("3 processes: [0-9,]+ reconciles/s \\([0-9.]+x\\); cache per process")
+        .containsPattern("1 process: +[0-9,]+ reconciles/s \\(first pass [0-9,]+\\); cache [0-9.]+ MiB")
+        .containsPattern("3 processes: [0-9,]+ reconciles/s \\([0-9.]+x; first pass [0-9,]+, [0-9.]+x\\); cache per process")
         .contains("every key reconciled by exactly one process: yes")
         .containsPattern("the others held all its slots after [0-9.]+ s \\(lease 1500 ms\\); the next pass reached every key: yes")
         .containsPattern("a joining member took [0-9.]+% of the keys; keys moved between the others: 0");

@@ -143,6 +143,45 @@ class ShardingTest {
   }
 
   @Test
+  void aQuietMembersSlotsAreCachedBeforeItIsEvictedAndLetGoWhenItRenews() {
+    ManualTicker aTime = new ManualTicker();
+    ManualTicker bTime = new ManualTicker();
+    Manager a = start("a", aTime, false);
+    Manager b = start("b", bTime, false);
+    await().atMost(WAIT).until(() -> {
+      aTime.advance(RETRY);
+      bTime.advance(RETRY);
+      return b.sharding().orElseThrow().members().equals(List.of("a", "b")) && covers(List.of(a, b))
+          && cached(b) == owned(b);
+    });
+    int share = owned(b);
+    assertThat(share).isBetween(1, LABELS - 1);
+
+    // A's time stands still, so it renews nothing. B's time runs to just short of a lease: past half
+    // a lease B fills its cache with the labels it would gain, but it evicts nobody and opens nothing.
+    AtomicInteger quietFor = new AtomicInteger();
+    await().atMost(WAIT).until(() -> {
+      if (quietFor.get() < LEASE.minus(RETRY).toMillis()) {
+        bTime.advance(RETRY.dividedBy(4));
+        quietFor.addAndGet((int) RETRY.dividedBy(4).toMillis());
+      }
+      return cached(b) == LABELS;
+    });
+    assertThat(b.sharding().orElseThrow().members()).containsExactly("a", "b");
+    assertThat(owned(b)).as("labels B owns while A is quiet").isEqualTo(share);
+    assertThat(covers(List.of(a, b))).isTrue();
+
+    // A renews again: B lets A's labels go.
+    await().atMost(WAIT).until(() -> {
+      aTime.advance(RETRY);
+      bTime.advance(RETRY.dividedBy(4));
+      return cached(b) == share;
+    });
+    assertThat(b.sharding().orElseThrow().members()).containsExactly("a", "b");
+    assertThat(owned(b)).isEqualTo(share);
+  }
+
+  @Test
   void aLoopSplitsItsKeysThroughTheGroupsLocker() {
     Map<String, String> inventory = new ConcurrentHashMap<>();
     for (int i = 0; i < 40; i++) {
@@ -230,6 +269,14 @@ class ShardingTest {
       }
     }
     return true;
+  }
+
+  private static int cached(Manager member) {
+    return member.cache().list(DemoTypes.RECORD_LABEL).size();
+  }
+
+  private int owned(Manager member) {
+    return (int) labels.stream().filter(member.sharding().orElseThrow()::owns).count();
   }
 
   private Map<String, String> owners() {

@@ -134,6 +134,8 @@ final class ShardsBench implements Callable<Integer> {
 
       start(address, work);
       awaitSettled(wait);
+      // Each configuration's first pass runs in JVMs still compiling; the second is the steady state.
+      double oneFirst = timedPass(wait);
       Pass one = pass(work, wait);
       stopAll();
 
@@ -141,6 +143,7 @@ final class ShardsBench implements Callable<Integer> {
         start(address, work);
       }
       awaitSettled(wait);
+      double manyFirst = timedPass(wait);
       Pass many = pass(work, wait);
       boolean split = many.owners().size() == artists;
 
@@ -166,9 +169,11 @@ final class ShardsBench implements Callable<Integer> {
       out.println(Bench.machine());
       out.printf(Locale.ROOT, "%d Artists; each reconcile waits %d ms (its I/O) and writes nothing; %d workers per process;"
           + " group timing: %s%n", artists, io.toMillis(), concurrency, timing.describe());
-      out.printf(Locale.ROOT, "1 process:   %,.0f reconciles/s; cache %.1f MiB%n", one.perSecond(), mib(oneCache));
-      out.printf(Locale.ROOT, "%d processes: %,.0f reconciles/s (%.2fx); cache per process %s MiB (largest %.2fx)%n",
-          processes, many.perSecond(), many.perSecond() / one.perSecond(),
+      out.printf(Locale.ROOT, "1 process:   %,.0f reconciles/s (first pass %,.0f); cache %.1f MiB%n",
+          one.perSecond(), oneFirst, mib(oneCache));
+      out.printf(Locale.ROOT, "%d processes: %,.0f reconciles/s (%.2fx; first pass %,.0f, %.2fx); cache per process %s MiB"
+          + " (largest %.2fx)%n", processes, many.perSecond(), many.perSecond() / one.perSecond(), manyFirst,
+          manyFirst / oneFirst,
           many.cacheBytes().stream().map(b -> String.format(Locale.ROOT, "%.1f", mib(b))).toList(),
           (double) maxCache / oneCache);
       out.printf(Locale.ROOT, "every key reconciled by exactly one process: %s%n", split ? "yes" : "NO");
@@ -194,17 +199,7 @@ final class ShardsBench implements Callable<Integer> {
 
   /** Every member reconciles all it owns once, at the same time; who did what, and how fast. */
   private Pass pass(Path work, Duration wait) throws IOException, InterruptedException {
-    for (Member m : members) {
-      m.stdin().write("pass\n");
-      m.stdin().flush();
-    }
-    long keys = 0;
-    long slowest = 0;
-    for (Member m : members) {
-      String[] done = m.await("pass", wait).split(" ");
-      keys += Long.parseLong(done[0]);
-      slowest = Math.max(slowest, Long.parseLong(done[1]));
-    }
+    double perSecond = timedPass(wait);
     Map<String, String> owners = new HashMap<>();
     Set<String> twice = new HashSet<>();
     List<Long> cache = new ArrayList<>();
@@ -221,7 +216,23 @@ final class ShardsBench implements Callable<Integer> {
     if (!twice.isEmpty()) {
       throw new IllegalStateException(twice.size() + " keys were reconciled by two processes, e.g. " + twice.iterator().next());
     }
-    return new Pass(keys / (slowest / 1e9), owners, cache);
+    return new Pass(perSecond, owners, cache);
+  }
+
+  /** Every member reconciles all it owns once, at the same time: the keys over the slowest member's time. */
+  private double timedPass(Duration wait) throws IOException, InterruptedException {
+    for (Member m : members) {
+      m.stdin().write("pass\n");
+      m.stdin().flush();
+    }
+    long keys = 0;
+    long slowest = 0;
+    for (Member m : members) {
+      String[] done = m.await("pass", wait).split(" ");
+      keys += Long.parseLong(done[0]);
+      slowest = Math.max(slowest, Long.parseLong(done[1]));
+    }
+    return keys / (slowest / 1e9);
   }
 
   /** Waits until every member sees all members, runs its controller, and they hold all slots between them. */
@@ -248,8 +259,9 @@ final class ShardsBench implements Callable<Integer> {
     List<String> args = new ArrayList<>(List.of("bench", "shard-member", "-address", address, "-member", name,
         "-concurrency", Integer.toString(concurrency), "-io", io.toMillis() + "ms"));
     args.addAll(timing.args());
+    Path dir = logs != null ? Files.createDirectories(logs) : work;
     Process process = new ProcessBuilder(Bench.cliCommand(args)).redirectError(ProcessBuilder.Redirect.appendTo(
-        (logs != null ? logs : work).resolve(name + ".log").toFile())).start();
+        dir.resolve(name + ".log").toFile())).start();
     BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     Thread.ofVirtual().name("bench-" + name).start(() -> {
       try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {

@@ -100,6 +100,17 @@ public final class Manager implements AutoCloseable {
     }
 
     @Override
+    public void prefetch(List<HashRange> ranges) {
+      try {
+        for (Type type : shardOnlyTypes()) {
+          cache.restrict(type, ranges, Duration.ZERO);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    @Override
     public void membershipChanged() {
       try {
         // A member that just joined holds no slot yet: its controllers start on an empty cache

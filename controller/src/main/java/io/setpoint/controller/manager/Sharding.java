@@ -22,10 +22,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.function.Function;
 import java.util.regex.Pattern;
@@ -44,7 +46,9 @@ import org.slf4j.LoggerFactory;
  * leaves only its slots move. A member whose heartbeat has not changed for a {@linkplain
  * Builder#leaseDuration lease duration} is evicted (its lease marked released) and its slots go to
  * the others; a member that cannot renew within the {@linkplain Builder#renewDeadline renew
- * deadline} stops everything before that can happen.
+ * deadline} stops everything before that can happen. Once a member's heartbeat has not changed for
+ * half a lease duration, the others start filling their caches with the slots they would gain from
+ * it, so those slots open as soon as it is evicted; they let that go if it renews.
  *
  * <p>Hand-over: each heartbeat publishes the member list its holder acts on. On a change a member
  * first stops the slots it loses, waiting for their reconciles in flight, and only then publishes
@@ -80,6 +84,9 @@ public final class Sharding {
      * own once the group agrees; never fewer than the slots open.
      */
     void prepare(List<HashRange> ranges) throws InterruptedException;
+
+    /** Starts making the caches of sharded types hold {@code ranges}, without waiting for them. */
+    void prefetch(List<HashRange> ranges);
 
     /** This member joined or left the group. */
     void membershipChanged();
@@ -117,7 +124,10 @@ public final class Sharding {
   /** Each other member's heartbeat: its version last seen, and since when it has not changed. */
   private final Map<String, Observed> observed = new HashMap<>();
 
-  private record Observed(String version, long since) {}
+  private record Observed(String version, long since, boolean quiet) {}
+
+  /** The other members with a live heartbeat, and those of them that have fallen quiet. */
+  private record Group(Map<String, Lease> live, Set<String> quiet) {}
 
   private Sharding(Builder b, SetpointClient client, Ticker ticker, Clock clock) {
     this.name = b.name;
@@ -314,7 +324,8 @@ public final class Sharding {
     if (membership == null) {
       return;
     }
-    Map<String, Lease> live = live(ticker.read());
+    Group group = group(ticker.read());
+    Map<String, Lease> live = group.live();
     List<String> target = new ArrayList<>(live.keySet());
     target.add(member);
     target.sort(null);
@@ -336,9 +347,14 @@ public final class Sharding {
       if (l != null) {
         // The caches let go of what this member handed over and fill what it will gain while the
         // others adopt the same list, so the gained slots can open as soon as they have.
-        l.prepare(ShardRing.ranges(ShardRing.owned(target, member)));
+        l.prepare(cached(target, group.quiet()));
       }
       return;
+    }
+    Listener l = listener;
+    if (l != null) {
+      // Holds the slots of quiet members this member would gain, or lets them go once they speak.
+      l.prefetch(cached(adopted, group.quiet()));
     }
     if (!published.equals(adopted)) {
       return;
@@ -354,9 +370,8 @@ public final class Sharding {
     if (gained.isEmpty()) {
       return;
     }
-    Listener l = listener;
     if (l != null) {
-      l.prepare(ShardRing.ranges(owned));
+      l.prepare(cached(adopted, group.quiet()));
     }
     synchronized (lock) {
       if (fence != membership || !adopted.equals(target)) {
@@ -440,13 +455,30 @@ public final class Sharding {
   }
 
   /**
-   * The other members' heartbeats that are live now, by member. Evicts those unchanged for a lease
-   * duration and deletes released ones long unchanged.
+   * The ranges this member's caches hold for the split of {@code members}: the slots it owns, and
+   * those it would gain if the {@code quiet} members were evicted. A killed member's slots then open
+   * as soon as it is evicted, instead of a cache fill later.
    */
-  private Map<String, Lease> live(long now) throws InterruptedException {
+  private List<HashRange> cached(List<String> members, Set<String> quiet) {
+    BitSet slots = ShardRing.owned(members, member);
+    if (!quiet.isEmpty()) {
+      List<String> remaining = new ArrayList<>(members);
+      remaining.removeAll(quiet);
+      slots.or(ShardRing.owned(remaining, member));
+    }
+    return ShardRing.ranges(slots);
+  }
+
+  /**
+   * The other members' heartbeats that are live now, by member, and which of them have not changed
+   * for half a lease duration (a healthy member renews every retry period). Evicts those unchanged
+   * for a lease duration and deletes released ones long unchanged.
+   */
+  private Group group(long now) throws InterruptedException {
     List<Resource> heartbeats = calls.call(client.async().listAll(ListRequest.newBuilder()
         .setType(Types.LEASE).setNamePrefix(name + "-").setConsistent(true).build()), now + renewDeadline.toNanos());
     Map<String, Lease> live = new HashMap<>();
+    Set<String> quiet = new HashSet<>();
     Map<String, Observed> seen = new HashMap<>();
     for (Resource r : heartbeats) {
       Lease lease = LeaseCalls.lease(r);
@@ -455,7 +487,7 @@ public final class Sharding {
       }
       Observed o = observed.get(r.getId().getName());
       if (o == null || !o.version().equals(r.getVersion())) {
-        o = new Observed(r.getVersion(), now);
+        o = new Observed(r.getVersion(), now, false);
       }
       seen.put(r.getId().getName(), o);
       long unchanged = now - o.since();
@@ -467,11 +499,20 @@ public final class Sharding {
         evict(r, lease, now);
       } else {
         live.put(lease.getHolder(), lease);
+        if (unchanged >= leaseDuration.toNanos() / 2) {
+          quiet.add(lease.getHolder());
+          if (!o.quiet()) {
+            log.info("shard group {}: {} has not heard from {} for {} ms; caching the slots it would gain",
+                name, member, lease.getHolder(), unchanged / 1_000_000);
+            o = new Observed(o.version(), o.since(), true);
+            seen.put(r.getId().getName(), o);
+          }
+        }
       }
     }
     observed.clear();
     observed.putAll(seen);
-    return live;
+    return new Group(live, quiet);
   }
 
   /** Marks a silent member's heartbeat released: it is out, and its fenced writes are refused. */

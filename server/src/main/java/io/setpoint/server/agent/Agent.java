@@ -457,6 +457,9 @@ public final class Agent implements AutoCloseable {
                   .addFirst(limiter))
               .idleTimeout(idleTimeout)
               .gracefulShutdownTimeout(Duration.ZERO, Duration.ofSeconds(5))
+              // A client closing its watch resets the stream, which Armeria's reporter would log every
+              // 10 s as an unlogged exception with a stack trace; the services log their own failures.
+              .unloggedExceptionsReportInterval(Duration.ZERO)
               .errorHandler(HttpGateway.serverErrorHandler())
               .service(grpc)
               .withRoute(gateway::bind)

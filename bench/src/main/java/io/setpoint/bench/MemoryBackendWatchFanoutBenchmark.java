@@ -3,7 +3,7 @@ package io.setpoint.bench;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.StorageException;
-import io.setpoint.storage.Watch;
+import io.setpoint.storage.WatchCursor;
 import io.setpoint.storage.memory.MemoryBackend;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +22,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 
 /**
- * Watch fan-out: the time from a {@code writeCas} call until the last of {@code watchers} open
+ * WatchCursor fan-out: the time from a {@code writeCas} call until the last of {@code watchers} open
  * watches has received the event it causes. Every watch selects every write.
  *
  * <p>Each watch is drained by its own consumer thread that only takes the event and counts it;
@@ -65,7 +65,7 @@ public class MemoryBackendWatchFanoutBenchmark extends StandardRun {
     };
     for (int i = 0; i < watchers; i++) {
       // Each watch gets its own copy of the query, as each client's request would.
-      Watch watch = backend.watch(Fixture.copyOf(Fixture.ARTIST), Fixture.copyOf(Fixture.HOME), "fan-", 0);
+      WatchCursor watch = backend.watch(Fixture.copyOf(Fixture.ARTIST), Fixture.copyOf(Fixture.HOME), "fan-", 0);
       drainSnapshot(watch);
       threads.add(builder.start(() -> consume(watch)));
     }
@@ -94,7 +94,7 @@ public class MemoryBackendWatchFanoutBenchmark extends StandardRun {
   }
 
   /** Reads the snapshot of {@link #KEYS} upserts and the end-of-snapshot marker. */
-  private static void drainSnapshot(Watch watch) throws InterruptedException {
+  private static void drainSnapshot(WatchCursor watch) throws InterruptedException {
     int upserts = 0;
     for (WatchEvent e = watch.next(); !e.hasEndOfSnapshot(); e = watch.next()) {
       upserts++;
@@ -105,7 +105,7 @@ public class MemoryBackendWatchFanoutBenchmark extends StandardRun {
   }
 
   /** A watcher: takes each live event and counts it, until the backend closes the watch. */
-  private void consume(Watch watch) {
+  private void consume(WatchCursor watch) {
     try {
       while (true) {
         watch.next();

@@ -40,7 +40,7 @@ class ControllerCommandsTest {
 
   @BeforeEach
   void start() {
-    Controller labels = Controller.forType(DemoTypes.RECORD_LABEL).named("labels").reconciler((ctx, rt, req) -> {
+    Controller labels = Controller.forType(DemoTypes.RECORD_LABEL).named("labels").reconciler((ctx, tools, req) -> {
       reconciles.add(ctx.triggers());
       return Result.done();
     });

@@ -54,9 +54,9 @@ final class PluginJars {
 
         @Override
         public void controllers(Manager manager) {
-          manager.register(Controller.forType(NOTE).named("note-reader").reconciler((ctx, rt, req) -> {
-            Resource note = rt.client().read(req.id());
-            rt.client().writeStatus(note.getId(), "plug.example.com/reader",
+          manager.register(Controller.forType(NOTE).named("note-reader").reconciler((ctx, tools, req) -> {
+            Resource note = tools.client().read(req.id());
+            tools.client().writeStatus(note.getId(), "plug.example.com/reader",
                 Conditions.set(Status.newBuilder().setObservedGeneration(note.getGeneration()),
                     Conditions.isTrue("Read", "Read", "read by the plugin")).build());
             return Result.done();

@@ -7,6 +7,10 @@ import io.setpoint.controller.cache.Query;
 import io.setpoint.controller.mapper.DependencyMapper;
 import io.setpoint.controller.predicate.Predicates;
 import io.setpoint.controller.cache.ResourceEvent;
+import io.setpoint.controller.internal.ControllerSpec;
+import io.setpoint.controller.internal.ControllerSpec.SourceBinding;
+import io.setpoint.controller.internal.ControllerSpec.TypeIndex;
+import io.setpoint.controller.internal.ControllerSpec.WatchedType;
 import io.setpoint.controller.source.Source;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,58 +31,38 @@ import java.util.function.Predicate;
  *     .watch(ALBUM, Mappers.ownerOfType(ARTIST))
  *     .filter(Predicates.generationChanged())
  *     .concurrency(4)
- *     .reconciler((ctx, rt, req) -> Result.done());
+ *     .reconciler((ctx, tools, req) -> Result.done());
  * }</pre>
  */
-public record Controller(
-    String name,
-    Type managedType,
-    List<Watch> watches,
-    List<TypeIndex> indexes,
-    Map<String, Query> queries,
-    List<SourceBinding<?>> sources,
-    Predicate<ResourceEvent> filter,
-    Initializer initializer,
-    Placement placement,
-    Duration backoffBase,
-    Duration backoffMax,
-    RateLimit rateLimit,
-    Duration resync,
-    int concurrency,
-    Duration reconcileTimeout,
-    Reconciler reconciler) {
-
-  /** A secondary type the controller watches, how its changes map to requests, and a filter. */
-  public record Watch(Type type, DependencyMapper mapper, Predicate<ResourceEvent> filter) {}
-
-  /** An index on the cached resources of one type. */
-  public record TypeIndex(Type type, Index index) {}
-
-  /** A custom event source and how its events map to requests. */
-  public record SourceBinding<E>(Source<E> source, Function<E, Collection<Request>> mapper) {}
-
-  public Controller {
-    watches = List.copyOf(watches);
-    indexes = List.copyOf(indexes);
-    queries = Map.copyOf(queries);
-    sources = List.copyOf(sources);
+public final class Controller {
+  static {
+    ControllerSpec.reader(c -> c.spec);
   }
 
-  /** Every type the controller's cache needs: the managed one, watched ones, indexed ones. */
-  public List<Type> cachedTypes() {
-    List<Type> types = new ArrayList<>();
-    types.add(managedType);
-    for (Watch w : watches) {
-      if (!types.contains(w.type())) {
-        types.add(w.type());
-      }
-    }
-    for (TypeIndex i : indexes) {
-      if (!types.contains(i.type())) {
-        types.add(i.type());
-      }
-    }
-    return types;
+  private final ControllerSpec spec;
+
+  private Controller(ControllerSpec spec) {
+    this.spec = spec;
+  }
+
+  /** The controller's name in logs, metrics and the manager's registry. */
+  public String name() {
+    return spec.name();
+  }
+
+  /** The type whose resources the controller reconciles. */
+  public Type managedType() {
+    return spec.managedType();
+  }
+
+  /** Where the controller runs. */
+  public Placement placement() {
+    return spec.placement();
+  }
+
+  @Override
+  public String toString() {
+    return "Controller[" + spec.name() + ", " + Types.format(spec.managedType()) + ", " + spec.placement() + "]";
   }
 
   /** Starts building a controller for resources of {@code type}. */
@@ -90,12 +74,12 @@ public record Controller(
   public static final class Builder {
     private final Type managedType;
     private String name;
-    private final List<Watch> watches = new ArrayList<>();
+    private final List<WatchedType> watches = new ArrayList<>();
     private final List<TypeIndex> indexes = new ArrayList<>();
     private final Map<String, Query> queries = new java.util.LinkedHashMap<>();
     private final List<SourceBinding<?>> sources = new ArrayList<>();
     private Predicate<ResourceEvent> filter = Predicates.any();
-    private Initializer initializer = runtime -> {};
+    private Initializer initializer = tools -> {};
     private Placement placement = Placement.SINGLETON;
     private Duration backoffBase = Duration.ofMillis(5);
     private Duration backoffMax = Duration.ofSeconds(1000);
@@ -128,7 +112,7 @@ public record Controller(
 
     /** Also watches {@code type}, reacting only to the events {@code filter} accepts. */
     public Builder watch(Type type, DependencyMapper mapper, Predicate<ResourceEvent> filter) {
-      watches.add(new Watch(Objects.requireNonNull(type, "type"), Objects.requireNonNull(mapper, "mapper"),
+      watches.add(new WatchedType(Objects.requireNonNull(type, "type"), Objects.requireNonNull(mapper, "mapper"),
           Objects.requireNonNull(filter, "filter")));
       return this;
     }
@@ -139,7 +123,7 @@ public record Controller(
       return this;
     }
 
-    /** Registers a named query, run with {@code runtime.cache().query(name, args)}. */
+    /** Registers a named query, run with {@code tools.cache().query(name, args)}. */
     public Builder query(String name, Query query) {
       if (queries.putIfAbsent(Objects.requireNonNull(name, "name"), Objects.requireNonNull(query, "query")) != null) {
         throw new IllegalArgumentException("query \"" + name + "\" is declared twice");
@@ -221,9 +205,9 @@ public record Controller(
     public Controller reconciler(Reconciler reconciler) {
       Objects.requireNonNull(reconciler, "reconciler");
       String controllerName = name != null ? name : Types.format(managedType).toLowerCase(java.util.Locale.ROOT);
-      return new Controller(controllerName, managedType, watches, indexes, queries, sources, filter,
-          initializer, placement, backoffBase, backoffMax, rateLimit, resync, concurrency, reconcileTimeout,
-          reconciler);
+      return new Controller(new ControllerSpec(controllerName, managedType, watches, indexes, queries, sources,
+          filter, initializer, placement, backoffBase, backoffMax, rateLimit, resync, concurrency, reconcileTimeout,
+          reconciler));
     }
   }
 }

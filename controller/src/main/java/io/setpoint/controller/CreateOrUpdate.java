@@ -18,7 +18,7 @@ import java.util.function.Consumer;
  * concurrent writer makes the update read and mutate again.
  *
  * <pre>{@code
- * CreateOrUpdate.Outcome out = CreateOrUpdate.createOrUpdate(rt.client(), albumId, album -> album
+ * CreateOrUpdate.Outcome out = CreateOrUpdate.createOrUpdate(tools.client(), albumId, album -> album
  *     .setOwner(artist.id())
  *     .setData(Any.pack(Album.newBuilder().setName(title).build())));
  * }</pre>

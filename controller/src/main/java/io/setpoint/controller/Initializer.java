@@ -6,5 +6,5 @@ package io.setpoint.controller;
  */
 @FunctionalInterface
 public interface Initializer {
-  void initialize(Runtime runtime) throws Exception;
+  void initialize(Tools tools) throws Exception;
 }

@@ -7,5 +7,5 @@ package io.setpoint.controller;
  */
 @FunctionalInterface
 public interface Reconciler {
-  Result reconcile(ReconcileContext ctx, Runtime runtime, Request request) throws Exception;
+  Result reconcile(ReconcileContext ctx, Tools tools, Request request) throws Exception;
 }

@@ -12,7 +12,7 @@ import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import io.setpoint.controller.Controller;
 import io.setpoint.controller.Result;
-import io.setpoint.controller.Runtime;
+import io.setpoint.controller.Tools;
 import io.setpoint.controller.mapper.Mappers;
 import io.setpoint.demo.v2.Album;
 import io.setpoint.demo.v2.Artist;
@@ -43,18 +43,18 @@ public final class ArtistController {
         .named("demo-artist")
         .watch(DemoTypes.ALBUM, Mappers.ownerOfType(DemoTypes.ARTIST))
         .concurrency(2)
-        .reconciler((ctx, rt, req) -> {
-          Optional<Decoded<Artist>> found = rt.cache().getDecoded(req.id(), Artist.class);
+        .reconciler((ctx, tools, req) -> {
+          Optional<Decoded<Artist>> found = tools.cache().getDecoded(req.id(), Artist.class);
           if (found.isEmpty()) {
             return Result.done(); // deleted: the server cascades to its albums
           }
-          reconcile(rt, found.get());
+          reconcile(tools, found.get());
           return Result.done();
         });
   }
 
-  private static void reconcile(Runtime rt, Decoded<Artist> artist) {
-    SetpointClient client = rt.client();
+  private static void reconcile(Tools tools, Decoded<Artist> artist) {
+    SetpointClient client = tools.client();
     List<String> titles = artist.data().getDiscographyCount() == 0
         ? List.of(DEFAULT_ALBUM) : artist.data().getDiscographyList();
     Status.Builder status = Status.newBuilder().setObservedGeneration(artist.resource().getGeneration());
@@ -82,7 +82,7 @@ public final class ArtistController {
     Status desired = status.build();
     if (!Statuses.equal(artist.resource(), STATUS_KEY, desired)) {
       client.writeStatus(artist.id(), STATUS_KEY, desired);
-      rt.events().normal(artist.resource(), "Reconciled", n + " album(s) in place");
+      tools.events().normal(artist.resource(), "Reconciled", n + " album(s) in place");
     }
   }
 

@@ -31,24 +31,24 @@ public final class RecordLabelController {
     return Controller.forType(DemoTypes.RECORD_LABEL)
         .named("demo-record-label")
         .index(DemoTypes.ARTIST, Index.of(BY_LABEL, RecordLabelController::labelKey))
-        .watch(DemoTypes.ARTIST, (rt, artist) -> {
+        .watch(DemoTypes.ARTIST, (tools, artist) -> {
           String label = Hooks.decode(artist, Artist.class).data().getLabel();
           return label.isEmpty()
               ? List.of()
               : List.of(Request.of(Ids.of(DemoTypes.RECORD_LABEL,
                   Tenancies.partition(artist.getId().getTenancy().getPartition()), label)));
         })
-        .reconciler((ctx, rt, req) -> {
-          Resource label = rt.cache().get(req.id()).orElse(null);
+        .reconciler((ctx, tools, req) -> {
+          Resource label = tools.cache().get(req.id()).orElse(null);
           if (label == null) {
             return Result.done();
           }
-          int signed = rt.cache().listByIndex(DemoTypes.ARTIST, BY_LABEL,
+          int signed = tools.cache().listByIndex(DemoTypes.ARTIST, BY_LABEL,
               Index.key(req.id().getTenancy().getPartition(), req.id().getName())).size();
           Status status = Conditions.set(Status.newBuilder().setObservedGeneration(label.getGeneration()),
               Conditions.isTrue("Signed", "Counted", signed + " artist(s) signed")).build();
           if (!Statuses.equal(label, STATUS_KEY, status)) {
-            rt.client().writeStatus(label.getId(), STATUS_KEY, status);
+            tools.client().writeStatus(label.getId(), STATUS_KEY, status);
           }
           return Result.done();
         });

@@ -25,8 +25,8 @@ public final class PlantController {
   public static Controller controller() {
     return Controller.forType(GardenTypes.PLANT)
         .named("garden-plant")
-        .reconciler((ctx, rt, req) -> {
-          Optional<Decoded<Plant>> found = rt.cache().getDecoded(req.id(), Plant.class);
+        .reconciler((ctx, tools, req) -> {
+          Optional<Decoded<Plant>> found = tools.cache().getDecoded(req.id(), Plant.class);
           if (found.isEmpty()) {
             return Result.done(); // deleted: nothing to clean up
           }
@@ -38,7 +38,7 @@ public final class PlantController {
               .build();
           // Writing a status wakes this controller again: write only what changed.
           if (!Statuses.equal(plant.resource(), STATUS_KEY, desired)) {
-            rt.client().writeStatus(plant.id(), STATUS_KEY, desired);
+            tools.client().writeStatus(plant.id(), STATUS_KEY, desired);
           }
           return Result.done();
         });

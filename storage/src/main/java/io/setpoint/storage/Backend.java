@@ -11,11 +11,11 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Where resources live. Every mutation is a compare-and-swap, applied in one global order: the
  * version of a stored resource is the store revision of its last write, as a decimal string.
- * Resources are keyed by group, kind, tenancy and name (not by group version). Watch events are
+ * Resources are keyed by group, kind, tenancy and name (not by group version). WatchCursor events are
  * published after commit, in commit order, and a resource is readable through this backend before
  * any watcher of it is told of the change.
  *
- * <p>Tenancies passed in are already defaulted for the type's scope; List and Watch accept {@code
+ * <p>Tenancies passed in are already defaulted for the type's scope; List and WatchCursor accept {@code
  * *} in either level. Implementations throw {@link StorageException} for every expected failure.
  */
 public interface Backend extends AutoCloseable {
@@ -125,7 +125,7 @@ public interface Backend extends AutoCloseable {
    * @throws StorageException {@code COMPACTED} when {@code sinceRevision} is older than the
    *     retained history; {@code FUTURE_REVISION} when it is newer than this store's revision
    */
-  Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision);
+  WatchCursor watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision);
 
   /**
    * Whether this backend can take writes now, and if not why: a durable backend whose disk is full

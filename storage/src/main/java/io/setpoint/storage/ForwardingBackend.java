@@ -47,7 +47,7 @@ public class ForwardingBackend implements Backend {
   }
 
   @Override
-  public Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
+  public WatchCursor watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
     return delegate.watch(type, tenancy, namePrefix, sinceRevision);
   }
 

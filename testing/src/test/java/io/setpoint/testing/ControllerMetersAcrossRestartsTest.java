@@ -59,7 +59,7 @@ class ControllerMetersAcrossRestartsTest {
     FlippingLeadership leadership = new FlippingLeadership();
     MeterRegistry meters = new SimpleMeterRegistry();
     CountDownLatch release = new CountDownLatch(1);
-    Controller labels = Controller.forType(DemoTypes.RECORD_LABEL).named("labels").reconciler((ctx, rt, req) -> {
+    Controller labels = Controller.forType(DemoTypes.RECORD_LABEL).named("labels").reconciler((ctx, tools, req) -> {
       release.await();
       return Result.done();
     });

@@ -46,9 +46,9 @@ class ControllerRuntimeTest {
 
   private SetpointExtension start(Function<Controller.Builder, Controller.Builder> configure, Reconciler reconciler) {
     Controller controller = configure.apply(Controller.forType(DemoTypes.RECORD_LABEL).named("test-labels"))
-        .reconciler((ctx, rt, req) -> {
+        .reconciler((ctx, tools, req) -> {
           try {
-            return reconciler.reconcile(ctx, rt, req);
+            return reconciler.reconcile(ctx, tools, req);
           } finally {
             attempts.add(new Attempt(ctx.triggers(), ctx.retries(), ctx.isCancelled()));
           }
@@ -76,7 +76,7 @@ class ControllerRuntimeTest {
   @Test
   void failuresAreRetriedWithExponentialBackoffOnTheTicker() {
     SetpointExtension setpoint = start(b -> b.backoff(Duration.ofMillis(5), Duration.ofSeconds(1)),
-        (ctx, rt, req) -> {
+        (ctx, tools, req) -> {
           if (ctx.retries() < 2) {
             throw new IllegalStateException("not yet");
           }
@@ -101,7 +101,7 @@ class ControllerRuntimeTest {
   @Test
   void anErrorFromAReconcilerFailsThatReconcileAndTheWorkerGoesOn() {
     SetpointExtension setpoint = start(b -> b.concurrency(1).backoff(Duration.ofMillis(5), Duration.ofSeconds(1)),
-        (ctx, rt, req) -> {
+        (ctx, tools, req) -> {
           if (req.id().getName().equals("broken") && ctx.retries() == 0) {
             throw new AssertionError("an invariant the reconciler checks");
           }
@@ -125,7 +125,7 @@ class ControllerRuntimeTest {
   @Test
   void requeueAfterReconcilesAgainWhenTheTickerGetsThere() {
     AtomicBoolean first = new AtomicBoolean(true);
-    SetpointExtension setpoint = start(b -> b, (ctx, rt, req) ->
+    SetpointExtension setpoint = start(b -> b, (ctx, tools, req) ->
         first.getAndSet(false) ? Result.requeueAfter(Duration.ofMinutes(5)) : Result.done());
     try {
       label(setpoint, "polled", "");
@@ -142,7 +142,7 @@ class ControllerRuntimeTest {
 
   @Test
   void aTerminalFailureIsNotRetriedButTheNextChangeReconcilesAgain() {
-    SetpointExtension setpoint = start(b -> b, (ctx, rt, req) -> {
+    SetpointExtension setpoint = start(b -> b, (ctx, tools, req) -> {
       if (attempts.isEmpty()) {
         throw new TerminalException("the label is misconfigured");
       }
@@ -165,7 +165,7 @@ class ControllerRuntimeTest {
 
   @Test
   void generationChangedIgnoresMetadataOnlyUpdates() {
-    SetpointExtension setpoint = start(b -> b.filter(Predicates.generationChanged()), (ctx, rt, req) -> Result.done());
+    SetpointExtension setpoint = start(b -> b.filter(Predicates.generationChanged()), (ctx, tools, req) -> Result.done());
     try {
       Resource created = label(setpoint, "filtered", "v1");
       awaitAttempts(1);
@@ -187,7 +187,7 @@ class ControllerRuntimeTest {
   void aReconcileThatOverrunsItsTimeoutIsCancelledAndRetried() {
     CountDownLatch never = new CountDownLatch(1);
     CountDownLatch hanging = new CountDownLatch(1);
-    SetpointExtension setpoint = start(b -> b.reconcileTimeout(Duration.ofMillis(200)), (ctx, rt, req) -> {
+    SetpointExtension setpoint = start(b -> b.reconcileTimeout(Duration.ofMillis(200)), (ctx, tools, req) -> {
       if (ctx.retries() == 0) {
         hanging.countDown();
         never.await(); // interrupted by the timeout
@@ -213,8 +213,8 @@ class ControllerRuntimeTest {
   @Test
   void theInitializerRunsBeforeTheFirstReconcile() {
     List<String> order = new CopyOnWriteArrayList<>();
-    SetpointExtension setpoint = start(b -> b.initializer(rt -> order.add("initialized")),
-        (ctx, rt, req) -> {
+    SetpointExtension setpoint = start(b -> b.initializer(tools -> order.add("initialized")),
+        (ctx, tools, req) -> {
           order.add("reconciled");
           return Result.done();
         });

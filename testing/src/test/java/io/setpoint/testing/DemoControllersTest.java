@@ -91,7 +91,7 @@ class DemoControllersTest {
   }
 
   @Test
-  void theAgentExposesControllerRuntimeMetricsAndHealth() throws Exception {
+  void theAgentExposesControllerToolsMetricsAndHealth() throws Exception {
     Resource artist = artist("metrics-artist", Artist.newBuilder().setName("Count Basie").build());
     setpoint.awaitCondition(artist.getId(), ArtistController.STATUS_KEY, "Accepted");
 

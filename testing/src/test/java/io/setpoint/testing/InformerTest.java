@@ -13,7 +13,7 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.EventRecorder;
 import io.setpoint.controller.Request;
-import io.setpoint.controller.Runtime;
+import io.setpoint.controller.Tools;
 import io.setpoint.controller.cache.Cache;
 import io.setpoint.controller.cache.Index;
 import io.setpoint.controller.cache.Keys;
@@ -52,8 +52,8 @@ class InformerTest {
 
   private SharedCache cache;
 
-  /** A runtime whose only working part is the cache under test. */
-  private record CacheRuntime(Cache cache) implements Runtime {
+  /** Tools whose only working part is the cache under test. */
+  private record CacheTools(Cache cache) implements Tools {
     @Override
     public SetpointClient client() {
       throw new AssertionError("mappers must not call the server");
@@ -254,15 +254,15 @@ class InformerTest {
     cache.addIndex(DemoTypes.RECORD_LABEL, Index.of("artistPrefix", r ->
         r.getId().getName().equals("mp-verve") ? "demo.Artist/default/default" : null));
     prime(DemoTypes.ARTIST, DemoTypes.RECORD_LABEL);
-    Runtime runtime = new CacheRuntime(cache);
+    Tools tools = new CacheTools(cache);
 
     // cacheGet: the one artist indexed under the label's key (columbia has one).
-    assertThat(Mappers.cacheGet(DemoTypes.ARTIST, BY_LABEL).map(runtime, columbia))
+    assertThat(Mappers.cacheGet(DemoTypes.ARTIST, BY_LABEL).map(tools, columbia))
         .containsExactly(Request.of(miles.getId()));
-    assertThat(Mappers.cacheGet(DemoTypes.ARTIST, BY_LABEL).map(runtime, label("mp-empty"))).isEmpty();
+    assertThat(Mappers.cacheGet(DemoTypes.ARTIST, BY_LABEL).map(tools, label("mp-empty"))).isEmpty();
 
     // cacheList: every artist of the label.
-    assertThat(names(Mappers.cacheList(DemoTypes.ARTIST, BY_LABEL).map(runtime, verve)))
+    assertThat(names(Mappers.cacheList(DemoTypes.ARTIST, BY_LABEL).map(tools, verve)))
         .containsExactlyInAnyOrder("mp-nina", "mp-ella");
 
     // cacheList with a key computed from the changed resource (here: from an artist, its label's peers).
@@ -270,27 +270,27 @@ class InformerTest {
       String l = Hooks.decode(r, Artist.class).data().getLabel();
       return l.isEmpty() ? null : Keys.of(labelId(l));
     });
-    assertThat(names(peers.map(runtime, nina))).containsExactlyInAnyOrder("mp-nina", "mp-ella");
-    assertThat(peers.map(runtime, Resource.newBuilder(nina)
+    assertThat(names(peers.map(tools, nina))).containsExactlyInAnyOrder("mp-nina", "mp-ella");
+    assertThat(peers.map(tools, Resource.newBuilder(nina)
         .setData(Any.pack(Artist.newBuilder().setName("x").build())).build())).isEmpty();
 
     // cacheParents: labels whose index holds an ancestor of the changed artist's key.
     Resource verveSolo = artist("mp-verve-solo", null);
-    assertThat(names(Mappers.cacheParents(DemoTypes.RECORD_LABEL, "artistPrefix").map(runtime, verveSolo)))
+    assertThat(names(Mappers.cacheParents(DemoTypes.RECORD_LABEL, "artistPrefix").map(tools, verveSolo)))
         .containsExactly("mp-verve");
     Resource elsewhere = setpoint.client().write(Resource.newBuilder()
         .setId(Ids.of(DemoTypes.ARTIST, Tenancies.of(Tenancies.DEFAULT, "elsewhere"), "mp-away"))
         .setData(Any.pack(Artist.newBuilder().setName("Away").build())).build());
-    assertThat(Mappers.cacheParents(DemoTypes.RECORD_LABEL, "artistPrefix").map(runtime, elsewhere)).isEmpty();
+    assertThat(Mappers.cacheParents(DemoTypes.RECORD_LABEL, "artistPrefix").map(tools, elsewhere)).isEmpty();
 
     // selector: every label whose selector selects the changed artist.
     DependencyMapper signedBy = Mappers.selector(DemoTypes.RECORD_LABEL,
         l -> a -> Hooks.decode(a, Artist.class).data().getLabel().equals(l.getId().getName()));
-    assertThat(signedBy.map(runtime, ella)).containsExactly(Request.of(verve.getId()));
-    assertThat(signedBy.map(runtime, miles)).containsExactly(Request.of(columbia.getId()));
+    assertThat(signedBy.map(tools, ella)).containsExactly(Request.of(verve.getId()));
+    assertThat(signedBy.map(tools, miles)).containsExactly(Request.of(columbia.getId()));
 
     // andThen: album -> owning artist (looked up in the cache) -> that artist's label.
-    DependencyMapper labelOfArtist = (rt, a) -> {
+    DependencyMapper labelOfArtist = (unused, a) -> {
       String l = Hooks.decode(a, Artist.class).data().getLabel();
       return l.isEmpty() ? List.of() : List.of(Request.of(labelId(l)));
     };
@@ -300,16 +300,16 @@ class InformerTest {
         .setOwner(nina.getId())
         .setData(Any.pack(Album.newBuilder().setName("Blue").build()))
         .build();
-    assertThat(albumToLabel.map(runtime, album)).containsExactly(Request.of(verve.getId()));
+    assertThat(albumToLabel.map(tools, album)).containsExactly(Request.of(verve.getId()));
     // An intermediate the cache does not hold maps to nothing.
     Resource orphan = album.toBuilder()
         .setOwner(Ids.of(DemoTypes.ARTIST, Tenancies.of(Tenancies.DEFAULT, Tenancies.DEFAULT), "mp-nobody"))
         .build();
-    assertThat(albumToLabel.map(runtime, orphan)).isEmpty();
+    assertThat(albumToLabel.map(tools, orphan)).isEmpty();
     // Two albums' owners on the same label: one request.
-    DependencyMapper both = ((DependencyMapper) (rt, r) -> List.of(Request.of(nina.getId()), Request.of(ella.getId())))
+    DependencyMapper both = ((DependencyMapper) (unused, r) -> List.of(Request.of(nina.getId()), Request.of(ella.getId())))
         .andThen(labelOfArtist);
-    assertThat(both.map(runtime, album)).containsExactly(Request.of(verve.getId()));
+    assertThat(both.map(tools, album)).containsExactly(Request.of(verve.getId()));
   }
 
   @Test

@@ -8,7 +8,12 @@ import io.setpoint.controller.Result;
 import io.setpoint.controller.loop.LeaseLocker;
 import io.setpoint.controller.loop.Loop;
 import io.setpoint.controller.manager.LoopRunner;
+import io.setpoint.controller.time.ManualTicker;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -18,6 +23,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
@@ -129,6 +135,65 @@ class LeaseLockerTest {
       }
     });
     assertThat(violations).isEmpty();
+  }
+
+  @Test
+  void aHolderWhoseTickerStandsStillRenewsNothingAndLosesItsKeyOnceItsHeartbeatExpires() throws Exception {
+    SettableClock clock = new SettableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    ManualTicker aTime = new ManualTicker();
+    ManualTicker bTime = new ManualTicker();
+    SetpointClient client = SetpointClient.connect("127.0.0.1:" + setpoint.agent().port());
+    clients.add(client);
+    LeaseLocker<String> a = LeaseLocker.<String>builder(client, "ticking").holder("a").duration(LEASE)
+        .clock(clock).ticker(aTime).build();
+    LeaseLocker<String> b = LeaseLocker.<String>builder(client, "ticking").holder("b").duration(LEASE)
+        .clock(clock).ticker(bTime).build();
+    try (a; b) {
+      assertThat(a.tryAcquire("sku-1")).isTrue();
+      assertThat(b.tryAcquire("sku-2")).isTrue();
+      assertThat(b.tryAcquire("sku-1")).as("held by a, whose heartbeat is live").isFalse();
+
+      // A lease later on the clock, both tickers run a renew period: both renew, and A keeps its key.
+      clock.advance(LEASE);
+      aTime.advance(LEASE.dividedBy(3));
+      bTime.advance(LEASE.dividedBy(3));
+      await().atMost(WAIT).until(() -> a.tryAcquire("sku-1") && b.tryAcquire("sku-2"));
+      assertThat(b.tryAcquire("sku-1")).as("held by a, renewed on its ticker").isFalse();
+
+      // Another lease later, only B's ticker runs: A renewed nothing, so B takes its key over.
+      clock.advance(LEASE.plusMillis(1));
+      bTime.advance(LEASE.dividedBy(3));
+      await().atMost(WAIT).until(() -> b.tryAcquire("sku-1"));
+      assertThat(a.tryAcquire("sku-1")).as("a, not renewed for a lease, keeps its hands off").isFalse();
+    }
+  }
+
+  /** A wall clock that moves only when told. */
+  private static final class SettableClock extends Clock {
+    private final AtomicReference<Instant> now;
+
+    SettableClock(Instant start) {
+      this.now = new AtomicReference<>(start);
+    }
+
+    void advance(Duration duration) {
+      now.updateAndGet(t -> t.plus(duration));
+    }
+
+    @Override
+    public Instant instant() {
+      return now.get();
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      throw new UnsupportedOperationException("a test clock has one zone");
+    }
   }
 
   @Test

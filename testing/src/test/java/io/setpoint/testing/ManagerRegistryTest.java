@@ -38,7 +38,7 @@ class ManagerRegistryTest {
   private final List<List<Trigger>> reconciles = new CopyOnWriteArrayList<>();
 
   private Controller labels() {
-    return Controller.forType(DemoTypes.RECORD_LABEL).named("labels").reconciler((ctx, rt, req) -> {
+    return Controller.forType(DemoTypes.RECORD_LABEL).named("labels").reconciler((ctx, tools, req) -> {
       reconciles.add(ctx.triggers());
       return Result.done();
     });
@@ -95,12 +95,12 @@ class ManagerRegistryTest {
   void aSecondIndexOfTheSameNameOnTheSameTypeWithAnotherFunctionIsRefusedAtRegistration() {
     Index byName = Index.of("by-name", r -> r.getId().getName());
     Controller first = Controller.forType(DemoTypes.RECORD_LABEL).named("first")
-        .index(DemoTypes.RECORD_LABEL, byName).reconciler((ctx, rt, req) -> Result.done());
+        .index(DemoTypes.RECORD_LABEL, byName).reconciler((ctx, tools, req) -> Result.done());
     Controller sharing = Controller.forType(DemoTypes.RECORD_LABEL).named("sharing")
-        .index(DemoTypes.RECORD_LABEL, byName).reconciler((ctx, rt, req) -> Result.done());
+        .index(DemoTypes.RECORD_LABEL, byName).reconciler((ctx, tools, req) -> Result.done());
     Controller clashing = Controller.forType(DemoTypes.RECORD_LABEL).named("clashing")
         .index(DemoTypes.RECORD_LABEL, Index.of("by-name", r -> r.getId().getTenancy().getPartition()))
-        .reconciler((ctx, rt, req) -> Result.done());
+        .reconciler((ctx, tools, req) -> Result.done());
     try (Manager manager = Manager.builder().client(setpoint.client()).build()) {
       manager.register(first).register(sharing);
 

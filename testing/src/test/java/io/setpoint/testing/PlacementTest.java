@@ -142,10 +142,10 @@ class PlacementTest {
 
   private Controller singletonController(String member) {
     return Controller.forType(DemoTypes.RECORD_LABEL).named("singleton").placement(Placement.SINGLETON)
-        .reconciler((ctx, rt, req) -> {
+        .reconciler((ctx, tools, req) -> {
           long began = System.nanoTime();
           for (int i = 0; i < 3; i++) {
-            rt.client().readConsistent(req.id()); // the reconcile's work
+            tools.client().readConsistent(req.id()); // the reconcile's work
           }
           singleton.add(new Interval(member, began, System.nanoTime()));
           return Result.requeueAfter(Duration.ofMillis(20));
@@ -154,7 +154,7 @@ class PlacementTest {
 
   private Controller eachServerController(String member) {
     return Controller.forType(DemoTypes.RECORD_LABEL).named("each-server").placement(Placement.EACH_SERVER)
-        .reconciler((ctx, rt, req) -> {
+        .reconciler((ctx, tools, req) -> {
           eachServer.add(member);
           return Result.done();
         });

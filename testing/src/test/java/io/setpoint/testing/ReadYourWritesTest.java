@@ -52,8 +52,8 @@ class ReadYourWritesTest {
     WatchGate gate = new WatchGate();
     ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", setpoint.agent().port()).usePlaintext().build();
     List<Integer> seen = new CopyOnWriteArrayList<>();
-    Controller counter = Controller.forType(DemoTypes.RECORD_LABEL).named("counter").reconciler((ctx, rt, req) -> {
-      Resource cached = rt.cache().get(req.id()).orElseThrow();
+    Controller counter = Controller.forType(DemoTypes.RECORD_LABEL).named("counter").reconciler((ctx, tools, req) -> {
+      Resource cached = tools.cache().get(req.id()).orElseThrow();
       int count = count(cached);
       seen.add(count);
       if (count >= 2) {
@@ -62,7 +62,7 @@ class ReadYourWritesTest {
       if (count == 0) {
         gate.close(); // from now on the cache hears of no change until the test opens the gate
       }
-      rt.client().writeStatus(cached.getId(), KEY, count(count + 1));
+      tools.client().writeStatus(cached.getId(), KEY, count(count + 1));
       return Result.requeueNow();
     });
     try (SetpointClient client = SetpointClient.over(new GatedChannel(channel, gate), "gated");

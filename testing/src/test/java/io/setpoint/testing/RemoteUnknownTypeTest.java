@@ -57,8 +57,8 @@ class RemoteUnknownTypeTest {
   @Test
   void aControllerOfAnUnknownTypeFailsOnceWithWhatToDoWhileTheOthersRun() {
     Set<String> reconciled = ConcurrentHashMap.newKeySet();
-    Controller plants = Controller.forType(PLANT).named("plants").reconciler((ctx, rt, req) -> Result.done());
-    Controller labels = Controller.forType(DemoTypes.RECORD_LABEL).named("labels").reconciler((ctx, rt, req) -> {
+    Controller plants = Controller.forType(PLANT).named("plants").reconciler((ctx, tools, req) -> Result.done());
+    Controller labels = Controller.forType(DemoTypes.RECORD_LABEL).named("labels").reconciler((ctx, tools, req) -> {
       reconciled.add(req.id().getName());
       return Result.done();
     });

@@ -31,13 +31,13 @@ class RuntimeTypeControllerTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> setpoint.client().types().getTypesList().stream()
         .anyMatch(t -> t.getType().equals(GardenTypes.PLANT)));
     Descriptor plant = GardenTypes.plantMessage();
-    Controller sizes = Controller.forType(GardenTypes.PLANT).named("plant-sizes").reconciler((ctx, rt, req) -> {
-      Resource stored = rt.client().read(req.id());
+    Controller sizes = Controller.forType(GardenTypes.PLANT).named("plant-sizes").reconciler((ctx, tools, req) -> {
+      Resource stored = tools.client().read(req.id());
       DynamicMessage data = DynamicMessage.parseFrom(plant, stored.getData().getValue());
       int height = (Integer) data.getField(plant.findFieldByName("height_cm"));
       Status status = Conditions.set(Status.newBuilder().setObservedGeneration(stored.getGeneration()),
           Conditions.isTrue("Sized", height > 100 ? "Tall" : "Short", height + " cm")).build();
-      rt.client().writeStatus(stored.getId(), STATUS_KEY, status);
+      tools.client().writeStatus(stored.getId(), STATUS_KEY, status);
       return Result.done();
     });
     try (Manager manager = Manager.builder().client(setpoint.client()).build()) {

@@ -228,18 +228,18 @@ class ShardingTest {
         .sharding(Sharding.named("labels").member(name).leaseDuration(LEASE).renewDeadline(RENEW).retryPeriod(RETRY))
         .build();
     manager.register(Controller.forType(DemoTypes.RECORD_LABEL).named("labels").placement(Placement.SHARDED)
-        .concurrency(4).reconciler((ctx, rt, req) -> {
+        .concurrency(4).reconciler((ctx, tools, req) -> {
           String key = req.id().getName();
           if (inFlight.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet() > 1) {
             overlaps.incrementAndGet();
           }
           try {
             reconciledBy.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(name);
-            writers.put(name, rt.client());
+            writers.put(name, tools.client());
             if (writes) {
-              Resource current = rt.cache().get(req.id()).orElse(null);
+              Resource current = tools.cache().get(req.id()).orElse(null);
               if (current != null) {
-                rt.client().writeStatus(current.getId(), STATUS_KEY, seen(name));
+                tools.client().writeStatus(current.getId(), STATUS_KEY, seen(name));
               }
               return Result.done();
             }

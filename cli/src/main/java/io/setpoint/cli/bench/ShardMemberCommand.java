@@ -75,7 +75,7 @@ final class ShardMemberCommand implements Callable<Integer> {
         Manager manager = Manager.builder().client(client)
             .sharding(timing.applyTo(Sharding.named(GROUP).member(member))).build()) {
       manager.register(Controller.forType(DemoTypes.ARTIST).named(CONTROLLER).placement(Placement.SHARDED)
-          .concurrency(concurrency).resync(Duration.ZERO).reconciler((ctx, rt, req) -> reconcile(req)));
+          .concurrency(concurrency).resync(Duration.ZERO).reconciler((ctx, tools, req) -> reconcile(req)));
       client.types(); // connected: what the connection itself holds is not the cache's
       long baseline = Bench.liveHeap();
       manager.start();

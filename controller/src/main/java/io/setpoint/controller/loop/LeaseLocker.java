@@ -1,8 +1,6 @@
 package io.setpoint.controller.loop;
 
 import com.google.protobuf.Any;
-import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.protobuf.Timestamp;
 import io.grpc.Status.Code;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Types;
@@ -11,12 +9,12 @@ import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
+import io.setpoint.controller.time.Ticker;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
@@ -65,13 +63,8 @@ public final class LeaseLocker<K> implements Locker<K> {
   private final Duration duration;
   private final Clock clock;
   private final Function<? super K, String> keyText;
-  private final String groupHash;
+  private final Heartbeat heartbeat;
   private final Set<K> held = ConcurrentHashMap.newKeySet();
-
-  private final Object lifecycle = new Object();
-  private Thread renewer; // non-null while started
-  private ID heartbeat; // with its uid, once written
-  private volatile Instant renewedAt = Instant.MIN;
 
   private LeaseLocker(Builder<K> b) {
     this.client = b.client;
@@ -80,7 +73,8 @@ public final class LeaseLocker<K> implements Locker<K> {
     this.duration = b.duration;
     this.clock = b.clock;
     this.keyText = b.keyText;
-    this.groupHash = sha256(group).substring(0, 16);
+    this.heartbeat = new Heartbeat(client, group, holder, "h-" + sha256(group).substring(0, 16) + "-", duration,
+        clock, b.ticker);
   }
 
   /** A locker for the keys of {@code group} (typically the loop's name), leased from {@code client}'s server. */
@@ -95,8 +89,8 @@ public final class LeaseLocker<K> implements Locker<K> {
 
   @Override
   public boolean tryAcquire(K key) throws InterruptedException {
-    ID own = ensureStarted();
-    if (!fresh()) {
+    ID own = heartbeat.ensureStarted();
+    if (!heartbeat.fresh()) {
       // Our heartbeat is not being renewed: others may be taking our keys over. Hands off.
       return false;
     }
@@ -106,17 +100,17 @@ public final class LeaseLocker<K> implements Locker<K> {
       return create(key, id, own);
     }
     Resource resource = current.get();
-    Lease lease = decode(resource);
+    Lease lease = Heartbeat.decode(resource);
     if (lease.getHolder().equals(holder)) {
       held.add(key);
       return true;
     }
-    if (alive(lease.getHolder())) {
+    if (heartbeat.alive(lease.getHolder())) {
       return false;
     }
     try {
       client.write(resource.toBuilder()
-          .setData(Any.pack(lease.toBuilder().setHolder(holder).setRenewedAt(timestamp(clock.instant())).build()))
+          .setData(Any.pack(lease.toBuilder().setHolder(holder).setRenewedAt(Heartbeat.timestamp(clock.instant())).build()))
           .build());
       log.info("lease of {} in {} taken over from {} (its heartbeat expired) by {}",
           lease.getKey(), group, lease.getHolder(), holder);
@@ -148,34 +142,13 @@ public final class LeaseLocker<K> implements Locker<K> {
   /** Gives up every key this instance holds and expires its heartbeat, so others take over now. */
   @Override
   public void close() {
-    Thread toStop;
-    ID own;
-    synchronized (lifecycle) {
-      toStop = renewer;
-      own = heartbeat;
-      renewer = null;
-      heartbeat = null;
-      renewedAt = Instant.MIN;
-    }
-    if (toStop == null) {
-      return;
-    }
-    toStop.interrupt();
-    try {
+    heartbeat.stop(() -> {
       for (K key : held) {
         deleteIfOurs(keyLease(key));
       }
       held.clear();
-      Resource expired = writeHeartbeat(clock.instant(), Duration.ZERO);
-      // The heartbeat owns the key leases it created; delete it only when it owns none.
-      if (client.listByOwner(expired.getId()).isEmpty()) {
-        client.delete(expired.getId(), expired.getVersion());
-      }
-    } catch (RuntimeException e) {
-      log.warn("lease holder {} of {} could not release its leases; they expire after {}",
-          holder, group, duration, e);
-    }
-    log.debug("lease holder {} of {} closed ({})", holder, group, own);
+    });
+    log.debug("lease holder {} of {} closed", holder, group);
   }
 
   @Override
@@ -185,71 +158,14 @@ public final class LeaseLocker<K> implements Locker<K> {
 
   // --- internals -------------------------------------------------------------------------------
 
-  private ID ensureStarted() {
-    synchronized (lifecycle) {
-      if (renewer == null) {
-        heartbeat = renew().getId();
-        renewer = Thread.ofVirtual().name("setpoint-lease-" + holder).start(this::renewLoop);
-      }
-      return heartbeat;
-    }
-  }
-
-  private void renewLoop() {
-    while (true) {
-      try {
-        Thread.sleep(duration.dividedBy(3));
-      } catch (InterruptedException e) {
-        return;
-      }
-      try {
-        renew();
-      } catch (RuntimeException e) {
-        log.warn("lease holder {} of {} failed to renew its heartbeat", holder, group, e);
-      }
-    }
-  }
-
-  private Resource renew() {
-    Instant now = clock.instant();
-    Resource written = writeHeartbeat(now, duration);
-    renewedAt = now;
-    return written;
-  }
-
-  private Resource writeHeartbeat(Instant now, Duration validFor) {
-    Lease beat = Lease.newBuilder()
-        .setGroup(group)
-        .setHolder(holder)
-        .setRenewedAt(timestamp(now))
-        .setExpiresAt(timestamp(now.plus(validFor)))
-        .build();
-    // Only this instance writes its heartbeat, so a blind write is safe.
-    return client.write(Resource.newBuilder().setId(heartbeatId(holder)).setData(Any.pack(beat)).build());
-  }
-
-  /** Whether our own heartbeat was renewed recently enough for no one to think it expired. */
-  private boolean fresh() {
-    return clock.instant().isBefore(renewedAt.plus(duration.dividedBy(2)));
-  }
-
-  private boolean alive(String other) {
-    Optional<Resource> beat = client.findConsistent(heartbeatId(other));
-    if (beat.isEmpty()) {
-      return false;
-    }
-    Timestamp expires = decode(beat.get()).getExpiresAt();
-    return clock.instant().isBefore(Instant.ofEpochSecond(expires.getSeconds(), expires.getNanos()));
-  }
-
   private boolean create(K key, ID id, ID own) {
     Lease lease = Lease.newBuilder().setGroup(group).setKey(keyText.apply(key)).setHolder(holder)
-        .setRenewedAt(timestamp(clock.instant())).build();
+        .setRenewedAt(Heartbeat.timestamp(clock.instant())).build();
     try {
       // Owned by our heartbeat: if another instance created the lease meanwhile, its owner differs
       // and the server refuses this write, since an owner never changes.
       Resource stored = client.write(Resource.newBuilder().setId(id).setOwner(own).setData(Any.pack(lease)).build());
-      if (decode(stored).getHolder().equals(holder)) {
+      if (Heartbeat.decode(stored).getHolder().equals(holder)) {
         held.add(key);
         return true;
       }
@@ -264,7 +180,7 @@ public final class LeaseLocker<K> implements Locker<K> {
 
   private void deleteIfOurs(ID id) {
     client.findConsistent(id).ifPresent(resource -> {
-      if (decode(resource).getHolder().equals(holder)) {
+      if (Heartbeat.decode(resource).getHolder().equals(holder)) {
         try {
           client.delete(resource.getId(), resource.getVersion());
         } catch (SetpointException e) {
@@ -283,22 +199,6 @@ public final class LeaseLocker<K> implements Locker<K> {
 
   private ID keyLease(K key) {
     return Ids.of(Types.LEASE, "k-" + sha256(group + "\n" + keyText.apply(key)).substring(0, 40));
-  }
-
-  private ID heartbeatId(String holderId) {
-    return Ids.of(Types.LEASE, "h-" + groupHash + "-" + holderId);
-  }
-
-  private static Lease decode(Resource resource) {
-    try {
-      return resource.getData().unpack(Lease.class);
-    } catch (InvalidProtocolBufferException e) {
-      throw new IllegalStateException(Ids.format(resource.getId()) + " is not a core.v1.Lease", e);
-    }
-  }
-
-  private static Timestamp timestamp(Instant instant) {
-    return Timestamp.newBuilder().setSeconds(instant.getEpochSecond()).setNanos(instant.getNano()).build();
   }
 
   private static String sha256(String text) {
@@ -321,6 +221,7 @@ public final class LeaseLocker<K> implements Locker<K> {
     private String holder;
     private Duration duration = Duration.ofSeconds(15);
     private Clock clock = Clock.systemUTC();
+    private Ticker ticker = Ticker.system();
     private Function<? super K, String> keyText = String::valueOf;
 
     private Builder(SetpointClient client, String group) {
@@ -345,6 +246,12 @@ public final class LeaseLocker<K> implements Locker<K> {
     /** The clock of renewals and expiry (default system UTC). */
     public Builder<K> clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** What times the heartbeat's renewals (default the system's). */
+    public Builder<K> ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }
 

@@ -5,7 +5,7 @@ import io.setpoint.api.Shards;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
-import io.setpoint.controller.Controller;
+import io.setpoint.controller.internal.ControllerSpec;
 import io.setpoint.controller.Request;
 import io.setpoint.controller.Result;
 import io.setpoint.controller.cache.SharedCache;
@@ -36,9 +36,9 @@ final class ControllerRunner implements Runner {
   /** How long a reconcile waits for the cache to show the previous reconcile's writes. */
   private static final Duration OWN_WRITES_BOUND = Duration.ofSeconds(5);
 
-  private final Controller controller;
+  private final ControllerSpec controller;
   private final SharedCache cache;
-  private final ControllerRuntime runtime;
+  private final ControllerTools tools;
   private final WorkQueue<Request> queue;
   private final List<Registration> listeners = new ArrayList<>();
   private final List<AutoCloseable> sources = new ArrayList<>();
@@ -62,12 +62,12 @@ final class ControllerRunner implements Runner {
 
   private record Registration(io.setpoint.api.v1.Type type, Consumer<ResourceEvent> listener) {}
 
-  ControllerRunner(Controller controller, SharedCache cache, ControllerRuntime runtime, ControllerMetrics metrics,
+  ControllerRunner(ControllerSpec controller, SharedCache cache, ControllerTools tools, ControllerMetrics metrics,
       Ticker ticker, SlotGate shard) {
     this.controller = controller;
     this.shard = shard;
     this.cache = cache;
-    this.runtime = runtime;
+    this.tools = tools;
     this.ownWrites = new ReadYourWrites<>(cache, OWN_WRITES_BOUND);
     WorkQueue.Builder<Request> queueBuilder = WorkQueue.<Request>builder()
         .ticker(ticker)
@@ -107,10 +107,10 @@ final class ControllerRunner implements Runner {
   /** One reconcile, once the cache shows what the previous reconcile of the same key wrote. */
   private Result reconcile(WorkContext<Request> ctx) throws Exception {
     ownWrites.awaitOwnWrites(ctx.key());
-    return controller.reconciler().reconcile(ctx, runtime.writingThrough(ownWrites.tracking(runtime.client(), ctx.key())), ctx.key());
+    return controller.reconciler().reconcile(ctx, tools.writingThrough(ownWrites.tracking(tools.client(), ctx.key())), ctx.key());
   }
 
-  Controller controller() {
+  ControllerSpec controller() {
     return controller;
   }
 
@@ -153,7 +153,7 @@ final class ControllerRunner implements Runner {
   /** Primes the cache, runs the initializer, queues every managed resource and starts workers. */
   @Override
   public void start() throws Exception {
-    for (Controller.TypeIndex index : controller.indexes()) {
+    for (ControllerSpec.TypeIndex index : controller.indexes()) {
       cache.addIndex(index.type(), index.index());
     }
     controller.queries().forEach(cache::addQuery);
@@ -161,19 +161,19 @@ final class ControllerRunner implements Runner {
     if (shard != null) {
       shard.addListener(slots);
     }
-    for (Controller.Watch watch : controller.watches()) {
+    for (ControllerSpec.WatchedType watch : controller.watches()) {
       listen(watch.type(), event -> onWatchedEvent(watch, event));
     }
     if (!cache.awaitPrimed(controller.cachedTypes(), PRIME_TIMEOUT)) {
       throw new IllegalStateException("the cache of " + controller.name() + " was not primed within " + PRIME_TIMEOUT);
     }
-    controller.initializer().initialize(runtime);
+    controller.initializer().initialize(tools);
     for (Resource resource : cache.list(controller.managedType())) {
       if (isMine(resource.getId())) {
         queue.add(Request.of(resource.getId()), Trigger.startup(), Priority.LOW);
       }
     }
-    for (Controller.SourceBinding<?> binding : controller.sources()) {
+    for (ControllerSpec.SourceBinding<?> binding : controller.sources()) {
       sources.add(startSource(binding));
     }
     workers.start(controller.concurrency());
@@ -206,7 +206,7 @@ final class ControllerRunner implements Runner {
     listeners.add(new Registration(type, listener));
   }
 
-  private <E> AutoCloseable startSource(Controller.SourceBinding<E> binding) throws Exception {
+  private <E> AutoCloseable startSource(ControllerSpec.SourceBinding<E> binding) throws Exception {
     return binding.source().start(event -> {
       try {
         for (Request request : binding.mapper().apply(event)) {
@@ -226,18 +226,18 @@ final class ControllerRunner implements Runner {
     }
   }
 
-  private void onWatchedEvent(Controller.Watch watch, ResourceEvent event) {
+  private void onWatchedEvent(ControllerSpec.WatchedType watch, ResourceEvent event) {
     if (!watch.filter().test(event)) {
       return;
     }
     try {
       Trigger trigger = eventTrigger(event);
-      for (Request request : watch.mapper().map(runtime, event.resource())) {
+      for (Request request : watch.mapper().map(tools, event.resource())) {
         enqueue(request, trigger);
       }
       // What the resource related to before the change matters too (an artist leaving a label).
       if (event.previous() != null && !event.isDelete()) {
-        for (Request request : watch.mapper().map(runtime, event.previous())) {
+        for (Request request : watch.mapper().map(tools, event.previous())) {
           enqueue(request, trigger);
         }
       }

@@ -8,6 +8,7 @@ import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Type;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.Controller;
+import io.setpoint.controller.internal.ControllerSpec;
 import io.setpoint.controller.Placement;
 import io.setpoint.controller.Request;
 import io.setpoint.controller.Result;
@@ -68,7 +69,7 @@ public final class Manager implements AutoCloseable {
   private volatile boolean started;
   private volatile boolean closed;
 
-  private record Supervised(Controller controller, Supervisor supervisor) {}
+  private record Supervised(ControllerSpec controller, Supervisor supervisor) {}
 
   private Manager(Builder b) {
     this.client = b.client;
@@ -133,7 +134,7 @@ public final class Manager implements AutoCloseable {
     Set<Type> types = new HashSet<>();
     Set<Type> whole = new HashSet<>();
     for (Supervised s : controllers.values()) {
-      Controller c = s.controller();
+      ControllerSpec c = s.controller();
       for (Type type : c.cachedTypes()) {
         if (c.placement() == Placement.SHARDED && type.equals(c.managedType())) {
           types.add(type);
@@ -157,7 +158,8 @@ public final class Manager implements AutoCloseable {
    *     another controller has an index of the same name on the same type with another function
    *     (the controllers share one cache, so one of the two would read the other's index)
    */
-  public synchronized Manager register(Controller controller) {
+  public synchronized Manager register(Controller registered) {
+    ControllerSpec controller = ControllerSpec.of(registered);
     if (loops.containsKey(controller.name()) || controllers.containsKey(controller.name())) {
       throw new IllegalArgumentException("a controller named " + controller.name() + " is already registered");
     }
@@ -196,10 +198,10 @@ public final class Manager implements AutoCloseable {
     }
   }
 
-  private void checkIndexes(Controller added) {
-    for (Controller.TypeIndex index : added.indexes()) {
+  private void checkIndexes(ControllerSpec added) {
+    for (ControllerSpec.TypeIndex index : added.indexes()) {
       for (Supervised other : controllers.values()) {
-        for (Controller.TypeIndex existing : other.controller().indexes()) {
+        for (ControllerSpec.TypeIndex existing : other.controller().indexes()) {
           if (existing.type().equals(index.type()) && existing.index().name().equals(index.index().name())
               && !existing.index().equals(index.index())) {
             throw new IllegalArgumentException("controller " + other.controller().name() + " already indexes "
@@ -345,16 +347,17 @@ public final class Manager implements AutoCloseable {
    * runtime (primed cache, client, events) a running controller gets, but no queue: the unit tier
    * of controller tests. The controller need not be registered.
    */
-  public Result reconcileOnce(Controller controller, Request request) throws Exception {
-    for (Controller.TypeIndex index : controller.indexes()) {
+  public Result reconcileOnce(Controller unregistered, Request request) throws Exception {
+    ControllerSpec controller = ControllerSpec.of(unregistered);
+    for (ControllerSpec.TypeIndex index : controller.indexes()) {
       cache.addIndex(index.type(), index.index());
     }
     controller.queries().forEach(cache::addQuery);
     if (!cache.awaitPrimed(controller.cachedTypes(), Duration.ofMinutes(1))) {
       throw new IllegalStateException("the cache of " + controller.name() + " was not primed within a minute");
     }
-    ControllerRuntime runtime = runtime(controller);
-    return controller.reconciler().reconcile(ReconcileOnce.context(controller.name()), runtime, request);
+    ControllerTools tools = tools(controller);
+    return controller.reconciler().reconcile(ReconcileOnce.context(controller.name()), tools, request);
   }
 
   /**
@@ -399,9 +402,9 @@ public final class Manager implements AutoCloseable {
   }
 
   /** Primes the cache a standby's controller will need, so that taking over starts at once. */
-  private void warm(Controller controller) {
+  private void warm(ControllerSpec controller) {
     try {
-      for (Controller.TypeIndex index : controller.indexes()) {
+      for (ControllerSpec.TypeIndex index : controller.indexes()) {
         cache.addIndex(index.type(), index.index());
       }
       controller.queries().forEach(cache::addQuery);
@@ -416,12 +419,12 @@ public final class Manager implements AutoCloseable {
     return metrics.computeIfAbsent(name, n -> new ControllerMetrics(meters, n));
   }
 
-  private ControllerRunner runner(Controller controller, ControllerMetrics metrics) {
-    return new ControllerRunner(controller, cache, runtime(controller), metrics, ticker,
+  private ControllerRunner runner(ControllerSpec controller, ControllerMetrics metrics) {
+    return new ControllerRunner(controller, cache, tools(controller), metrics, ticker,
         controller.placement() == Placement.SHARDED ? sharding.gate() : null);
   }
 
-  private ControllerRuntime runtime(Controller controller) {
+  private ControllerTools tools(ControllerSpec controller) {
     SetpointClient writer = client;
     if (election != null && controller.placement() == Placement.SINGLETON) {
       // Fixed for the runner's life: a runner left over from an earlier term cannot write in a later one.
@@ -432,7 +435,7 @@ public final class Manager implements AutoCloseable {
       writer = client.fenced(sharding.fence().orElseThrow(
           () -> new IllegalStateException("not a member of shard group " + sharding.name())));
     }
-    return new ControllerRuntime(writer, cache,
+    return new ControllerTools(writer, cache,
         LoggerFactory.getLogger("io.setpoint.controller." + controller.name()),
         new ResourceEventRecorder(writer, controller.name(), clock), clock);
   }

@@ -2,7 +2,7 @@ package io.setpoint.controller.mapper;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.controller.Request;
-import io.setpoint.controller.Runtime;
+import io.setpoint.controller.Tools;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
@@ -18,17 +18,17 @@ import java.util.Set;
  */
 @FunctionalInterface
 public interface DependencyMapper {
-  Collection<Request> map(Runtime runtime, Resource resource);
+  Collection<Request> map(Tools tools, Resource resource);
 
   /**
    * A transform chain: maps with this mapper, looks each resulting request up in the cache, and
    * maps what it finds with {@code next} (e.g. from an album to its artist to the artist's label).
    */
   default DependencyMapper andThen(DependencyMapper next) {
-    return (runtime, resource) -> {
+    return (tools, resource) -> {
       Set<Request> out = new LinkedHashSet<>();
-      for (Request request : map(runtime, resource)) {
-        runtime.cache().get(request.id()).ifPresent(found -> out.addAll(next.map(runtime, found)));
+      for (Request request : map(tools, resource)) {
+        tools.cache().get(request.id()).ifPresent(found -> out.addAll(next.map(tools, found)));
       }
       return List.copyOf(out);
     };
@@ -36,9 +36,9 @@ public interface DependencyMapper {
 
   /** The requests of this mapper and of {@code other}, without duplicates. */
   default DependencyMapper and(DependencyMapper other) {
-    return (runtime, resource) -> {
-      Set<Request> out = new LinkedHashSet<>(map(runtime, resource));
-      out.addAll(other.map(runtime, resource));
+    return (tools, resource) -> {
+      Set<Request> out = new LinkedHashSet<>(map(tools, resource));
+      out.addAll(other.map(tools, resource));
       return new ArrayList<>(out);
     };
   }

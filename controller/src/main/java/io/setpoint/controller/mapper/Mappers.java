@@ -11,19 +11,19 @@ import java.util.List;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
-/** The dependency mappers controllers need most, after Consul's and controller-runtime's. */
+/** The dependency mappers controllers need most, after Consul's and controller-tools's. */
 public final class Mappers {
   private Mappers() {}
 
   /** The resource's owner, whatever its type. */
   public static DependencyMapper owner() {
-    return (runtime, resource) ->
+    return (tools, resource) ->
         resource.hasOwner() ? List.of(Request.of(resource.getOwner())) : List.of();
   }
 
   /** The resource's owner when it is of {@code type} (group, version and kind). */
   public static DependencyMapper ownerOfType(Type type) {
-    return (runtime, resource) ->
+    return (tools, resource) ->
         resource.hasOwner() && resource.getOwner().getType().equals(type)
             ? List.of(Request.of(resource.getOwner()))
             : List.of();
@@ -31,13 +31,13 @@ public final class Mappers {
 
   /** The resource of {@code type} with the same tenancy and name (name-aligned types). */
   public static DependencyMapper replaceType(Type type) {
-    return (runtime, resource) -> List.of(Request.of(
+    return (tools, resource) -> List.of(Request.of(
         Ids.of(type, resource.getId().getTenancy(), resource.getId().getName())));
   }
 
   /** The one resource of {@code type} whose index {@code index} holds the changed resource's key. */
   public static DependencyMapper cacheGet(Type type, String index) {
-    return (runtime, resource) -> runtime.cache()
+    return (tools, resource) -> tools.cache()
         .getByIndex(type, index, Keys.of(resource.getId()))
         .map(found -> List.of(Request.of(found.getId())))
         .orElse(List.of());
@@ -45,8 +45,8 @@ public final class Mappers {
 
   /** Every resource of {@code type} whose index {@code index} holds the changed resource's key. */
   public static DependencyMapper cacheList(Type type, String index) {
-    return (runtime, resource) ->
-        requests(runtime.cache().listByIndex(type, index, Keys.of(resource.getId())));
+    return (tools, resource) ->
+        requests(tools.cache().listByIndex(type, index, Keys.of(resource.getId())));
   }
 
   /**
@@ -54,9 +54,9 @@ public final class Mappers {
    * resource (rather than the changed resource's own key).
    */
   public static DependencyMapper cacheList(Type type, String index, Function<Resource, String> key) {
-    return (runtime, resource) -> {
+    return (tools, resource) -> {
       String k = key.apply(resource);
-      return k == null ? List.of() : requests(runtime.cache().listByIndex(type, index, k));
+      return k == null ? List.of() : requests(tools.cache().listByIndex(type, index, k));
     };
   }
 
@@ -65,8 +65,8 @@ public final class Mappers {
    * one of its {@code /}-separated ancestors.
    */
   public static DependencyMapper cacheParents(Type type, String index) {
-    return (runtime, resource) ->
-        requests(runtime.cache().parents(type, index, Keys.of(resource.getId())));
+    return (tools, resource) ->
+        requests(tools.cache().parents(type, index, Keys.of(resource.getId())));
   }
 
   /**
@@ -74,9 +74,9 @@ public final class Mappers {
    * selects the changed resource, like a service selecting its workloads.
    */
   public static DependencyMapper selector(Type type, Function<Resource, Predicate<Resource>> selector) {
-    return (runtime, resource) -> {
+    return (tools, resource) -> {
       List<Request> out = new ArrayList<>();
-      for (Resource candidate : runtime.cache().list(type)) {
+      for (Resource candidate : tools.cache().list(type)) {
         if (selector.apply(candidate).test(resource)) {
           out.add(Request.of(candidate.getId()));
         }
@@ -87,7 +87,7 @@ public final class Mappers {
 
   /** The requests of every mapper, without duplicates. */
   public static DependencyMapper multi(DependencyMapper... mappers) {
-    return Arrays.stream(mappers).reduce((runtime, resource) -> List.of(), DependencyMapper::and);
+    return Arrays.stream(mappers).reduce((tools, resource) -> List.of(), DependencyMapper::and);
   }
 
   private static List<Request> requests(List<Resource> resources) {

@@ -11,7 +11,7 @@ import io.setpoint.api.v1.Type;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.EventRecorder;
 import io.setpoint.controller.Request;
-import io.setpoint.controller.Runtime;
+import io.setpoint.controller.Tools;
 import io.setpoint.controller.cache.Cache;
 import java.time.Clock;
 import java.util.List;
@@ -30,7 +30,7 @@ class MappersTest {
   private static final Type ARTIST_V1 = Types.of("demo", "v1", "Artist");
 
   /** A runtime that fails on any use: these mappers must not touch it. */
-  private record UnusedRuntime() implements Runtime {
+  private record UnusedTools() implements Tools {
     @Override
     public SetpointClient client() {
       throw new AssertionError("client() must not be used");
@@ -57,7 +57,7 @@ class MappersTest {
     }
   }
 
-  private static final Runtime RUNTIME = new UnusedRuntime();
+  private static final Tools TOOLS = new UnusedTools();
 
   private static ID id(Type type, String name) {
     return Ids.of(type, Tenancies.of("p1", "ns1"), name).toBuilder().setUid("uid-" + name).build();
@@ -75,14 +75,14 @@ class MappersTest {
   void ownerMapsToTheOwnerWithoutItsUid() {
     ID owner = id(ARTIST, "nina");
 
-    assertThat(Mappers.owner().map(RUNTIME, album("blue", owner)))
+    assertThat(Mappers.owner().map(TOOLS, album("blue", owner)))
         .containsExactly(Request.of(Ids.withoutUid(owner)));
-    assertThat(Mappers.owner().map(RUNTIME, album("blue", owner)).iterator().next().id().getUid()).isEmpty();
+    assertThat(Mappers.owner().map(TOOLS, album("blue", owner)).iterator().next().id().getUid()).isEmpty();
   }
 
   @Test
   void ownerOfAResourceWithoutOwnerIsNothing() {
-    assertThat(Mappers.owner().map(RUNTIME, album("orphan", null))).isEmpty();
+    assertThat(Mappers.owner().map(TOOLS, album("orphan", null))).isEmpty();
   }
 
   @Test
@@ -91,19 +91,19 @@ class MappersTest {
     Resource ownedByTrack = album("weird", id(TRACK, "t"));
     Resource ownedByOldArtist = album("old", id(ARTIST_V1, "nina"));
 
-    assertThat(Mappers.ownerOfType(ARTIST).map(RUNTIME, ownedByArtist))
+    assertThat(Mappers.ownerOfType(ARTIST).map(TOOLS, ownedByArtist))
         .containsExactly(Request.of(id(ARTIST, "nina")));
-    assertThat(Mappers.ownerOfType(ARTIST).map(RUNTIME, ownedByTrack)).isEmpty();
+    assertThat(Mappers.ownerOfType(ARTIST).map(TOOLS, ownedByTrack)).isEmpty();
     // The version is part of the type compared.
-    assertThat(Mappers.ownerOfType(ARTIST).map(RUNTIME, ownedByOldArtist)).isEmpty();
-    assertThat(Mappers.ownerOfType(ARTIST).map(RUNTIME, album("orphan", null))).isEmpty();
+    assertThat(Mappers.ownerOfType(ARTIST).map(TOOLS, ownedByOldArtist)).isEmpty();
+    assertThat(Mappers.ownerOfType(ARTIST).map(TOOLS, album("orphan", null))).isEmpty();
   }
 
   @Test
   void replaceTypeKeepsTenancyAndNameAndDropsTheUid() {
     Resource artist = Resource.newBuilder().setId(id(ARTIST, "nina")).build();
 
-    var requests = List.copyOf(Mappers.replaceType(ALBUM).map(RUNTIME, artist));
+    var requests = List.copyOf(Mappers.replaceType(ALBUM).map(TOOLS, artist));
 
     assertThat(requests).hasSize(1);
     ID mapped = requests.get(0).id();
@@ -121,13 +121,13 @@ class MappersTest {
     DependencyMapper mapper = Mappers.multi(
         Mappers.owner(), Mappers.ownerOfType(ARTIST), Mappers.replaceType(TRACK), Mappers.owner());
 
-    assertThat(mapper.map(RUNTIME, blue)).containsExactly(
+    assertThat(mapper.map(TOOLS, blue)).containsExactly(
         Request.of(owner), Request.of(Ids.of(TRACK, Tenancies.of("p1", "ns1"), "blue")));
   }
 
   @Test
   void multiOfNothingMapsToNothing() {
-    assertThat(Mappers.multi().map(RUNTIME, album("blue", id(ARTIST, "nina")))).isEmpty();
+    assertThat(Mappers.multi().map(TOOLS, album("blue", id(ARTIST, "nina")))).isEmpty();
   }
 
   @Test
@@ -137,11 +137,11 @@ class MappersTest {
     DependencyMapper fixed = (runtime, resource) -> List.of(
         Request.of(id(TRACK, "t1")), Request.of(owner), Request.of(id(TRACK, "t1")));
 
-    assertThat(Mappers.owner().and(fixed).map(RUNTIME, blue))
+    assertThat(Mappers.owner().and(fixed).map(TOOLS, blue))
         .containsExactly(Request.of(owner), Request.of(id(TRACK, "t1")));
-    assertThat(fixed.and(Mappers.owner()).map(RUNTIME, blue))
+    assertThat(fixed.and(Mappers.owner()).map(TOOLS, blue))
         .containsExactly(Request.of(id(TRACK, "t1")), Request.of(owner));
-    assertThat(Mappers.owner().and(Mappers.ownerOfType(TRACK)).map(RUNTIME, album("x", null))).isEmpty();
+    assertThat(Mappers.owner().and(Mappers.ownerOfType(TRACK)).map(TOOLS, album("x", null))).isEmpty();
   }
 
   @Test

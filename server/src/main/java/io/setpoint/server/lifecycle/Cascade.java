@@ -39,8 +39,8 @@ public final class Cascade {
     return Controller.forType(CoreTypes.TOMBSTONE)
         .named(NAME)
         .concurrency(2)
-        .reconciler((ctx, rt, req) -> {
-          SetpointClient client = rt.client();
+        .reconciler((ctx, tools, req) -> {
+          SetpointClient client = tools.client();
           Optional<Resource> tombstone = read(client, req.id());
           if (tombstone.isEmpty()) {
             waits.remove(req.id());
@@ -63,7 +63,7 @@ public final class Cascade {
           }
           waits.remove(req.id());
           client.delete(tombstone.get().getId());
-          rt.logger().debug("cascade of {} done: {} owned resources deleted", Ids.format(owner), children.size());
+          tools.logger().debug("cascade of {} done: {} owned resources deleted", Ids.format(owner), children.size());
           return Result.done();
         });
   }

@@ -6,7 +6,7 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.Backend;
-import io.setpoint.storage.Watch;
+import io.setpoint.storage.WatchCursor;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -47,7 +47,7 @@ public final class StoreMirror<T> implements AutoCloseable {
   private final Map<String, String> keyByName = new HashMap<>();
   private final CountDownLatch synced = new CountDownLatch(1);
   private volatile boolean closed;
-  private volatile Watch current;
+  private volatile WatchCursor current;
   /** Signalled whenever a value arrives, for {@link #awaitKey}. */
   private final ReentrantLock arrivals = new ReentrantLock();
   private final Condition arrived = arrivals.newCondition();
@@ -125,7 +125,7 @@ public final class StoreMirror<T> implements AutoCloseable {
 
   private void run() {
     while (!closed) {
-      try (Watch watch = backend.watch(type, Tenancies.CLUSTER, "", 0)) {
+      try (WatchCursor watch = backend.watch(type, Tenancies.CLUSTER, "", 0)) {
         current = watch;
         if (!closed) {
           follow(watch);
@@ -142,7 +142,7 @@ public final class StoreMirror<T> implements AutoCloseable {
     }
   }
 
-  private void follow(Watch watch) throws InterruptedException {
+  private void follow(WatchCursor watch) throws InterruptedException {
     Set<String> snapshot = new HashSet<>();
     boolean inSnapshot = true;
     while (true) {
@@ -208,7 +208,7 @@ public final class StoreMirror<T> implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    Watch watch = current;
+    WatchCursor watch = current;
     if (watch != null) {
       watch.close();
     }

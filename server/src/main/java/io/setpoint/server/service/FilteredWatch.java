@@ -2,7 +2,7 @@ package io.setpoint.server.service;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
-import io.setpoint.storage.Watch;
+import io.setpoint.storage.WatchCursor;
 import java.time.Duration;
 import java.util.function.Predicate;
 
@@ -12,7 +12,7 @@ import java.util.function.Predicate;
  * longer allow listing the type).
  */
 public final class FilteredWatch implements AutoCloseable {
-  private final Watch watch;
+  private final WatchCursor watch;
   private final Predicate<Resource> visible;
   private final Runnable stillAllowed;
 
@@ -21,7 +21,7 @@ public final class FilteredWatch implements AutoCloseable {
    * @param stillAllowed throws (PERMISSION_DENIED, UNAUTHENTICATED) once the caller may no
    *     longer watch; asked on every poll, so at least as often as the streamer polls when idle
    */
-  FilteredWatch(Watch watch, Predicate<Resource> visible, Runnable stillAllowed) {
+  FilteredWatch(WatchCursor watch, Predicate<Resource> visible, Runnable stillAllowed) {
     this.watch = watch;
     this.visible = visible;
     this.stillAllowed = stillAllowed;

@@ -44,7 +44,7 @@ import io.setpoint.storage.Backend;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.Page;
 import io.setpoint.storage.StorageException;
-import io.setpoint.storage.Watch;
+import io.setpoint.storage.WatchCursor;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;
@@ -708,7 +708,7 @@ public final class ResourceHandler {
     v.throwIfAny();
     AclHooks.List mayList = reg.acls().list();
     mayList.check(authz, req.getType(), tenancy);
-    Watch watch = backend.watch(req.getType(), tenancy, req.getNamePrefix(), req.getSinceRevision());
+    WatchCursor watch = backend.watch(req.getType(), tenancy, req.getNamePrefix(), req.getSinceRevision());
     // Asked again while the watch runs: a revoked token or a narrowed policy ends it.
     List<HashRange> ranges = req.getHashRangesList();
     return new FilteredWatch(watch, resource -> Shards.contains(ranges, resource.getId()) && canRead(authz, reg, resource),

@@ -12,7 +12,7 @@ import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.ForwardingBackend;
-import io.setpoint.storage.Watch;
+import io.setpoint.storage.WatchCursor;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.storage.memory.MemoryBackend;
 import java.time.Duration;
@@ -155,14 +155,14 @@ class HttpWatchTest {
     }
 
     @Override
-    public Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
-      Watch watch = super.watch(type, tenancy, namePrefix, sinceRevision);
+    public WatchCursor watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
+      WatchCursor watch = super.watch(type, tenancy, namePrefix, sinceRevision);
       if (!type.equals(DemoTypes.EXECUTIVE)) {
         return watch;
       }
       open.incrementAndGet();
       AtomicBoolean closed = new AtomicBoolean();
-      return new Watch() {
+      return new WatchCursor() {
         @Override
         public WatchEvent next() throws InterruptedException {
           return watch.next();

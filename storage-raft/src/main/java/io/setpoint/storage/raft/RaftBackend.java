@@ -13,7 +13,7 @@ import io.setpoint.storage.Page;
 import io.setpoint.storage.Replication;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.Watch;
+import io.setpoint.storage.WatchCursor;
 import io.setpoint.storage.engine.Fences;
 import io.setpoint.storage.engine.Query;
 import io.setpoint.storage.raft.v1.Batch;
@@ -352,7 +352,7 @@ public final class RaftBackend implements Backend, Replication {
   }
 
   @Override
-  public Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
+  public WatchCursor watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
     checkOpen();
     return store.watch(new Query(type, tenancy, namePrefix), sinceRevision);
   }

@@ -3,7 +3,7 @@ package io.setpoint.storage.raft;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.Watch;
+import io.setpoint.storage.WatchCursor;
 import io.setpoint.storage.engine.Entry;
 import io.setpoint.storage.engine.Fences;
 import io.setpoint.storage.engine.Limits;
@@ -150,7 +150,7 @@ final class ReplicatedStore {
   }
 
   /** See {@link io.setpoint.storage.Backend#watch}; served from this member's applied state. */
-  Watch watch(Query query, long sinceRevision) {
+  WatchCursor watch(Query query, long sinceRevision) {
     return hub.open(writer, () -> index, this::checkOpen, query, sinceRevision);
   }
 

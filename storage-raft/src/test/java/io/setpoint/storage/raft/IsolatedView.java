@@ -10,7 +10,7 @@ import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.Page;
-import io.setpoint.storage.Watch;
+import io.setpoint.storage.WatchCursor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -29,7 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class IsolatedView implements Backend {
   private final Backend shared;
   private final String suffix;
-  private final Set<Watch> watches = ConcurrentHashMap.newKeySet();
+  private final Set<WatchCursor> watches = ConcurrentHashMap.newKeySet();
 
   IsolatedView(Backend shared, String suffix) {
     this.shared = shared;
@@ -64,10 +64,10 @@ final class IsolatedView implements Backend {
   }
 
   @Override
-  public Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
-    Watch inner = shared.watch(in(type), tenancy, namePrefix, sinceRevision);
-    Watch view =
-        new Watch() {
+  public WatchCursor watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
+    WatchCursor inner = shared.watch(in(type), tenancy, namePrefix, sinceRevision);
+    WatchCursor view =
+        new WatchCursor() {
           @Override
           public WatchEvent next() throws InterruptedException {
             return out(inner.next());
@@ -91,7 +91,7 @@ final class IsolatedView implements Backend {
 
   @Override
   public void close() {
-    List.copyOf(watches).forEach(Watch::close);
+    List.copyOf(watches).forEach(WatchCursor::close);
   }
 
   private Type in(Type type) {

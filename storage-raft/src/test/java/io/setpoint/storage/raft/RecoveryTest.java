@@ -13,7 +13,7 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.Watch;
+import io.setpoint.storage.WatchCursor;
 import io.setpoint.storage.engine.Limits;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -88,7 +88,7 @@ class RecoveryTest {
       others.forEach(cluster::stopMember);
       RaftBackend behind = cluster.startMember(lagging);
       assertThat(behind.revision()).isLessThan(revision);
-      Watch watch = behind.watch(WIDGET, DEFAULT_TENANCY, "", 0);
+      WatchCursor watch = behind.watch(WIDGET, DEFAULT_TENANCY, "", 0);
       List<WatchEvent> seen = new ArrayList<>();
       WatchEvent event;
       do {

@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.Watch;
+import io.setpoint.storage.WatchCursor;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.storage.engine.Query;
 import io.setpoint.storage.raft.v1.Batch;
@@ -87,7 +87,7 @@ class ReplicatedStoreTest {
   void restoringASnapshotClosesWatchesAndResumingBeforeItIsCompacted() throws InterruptedException {
     ReplicatedStore store = new ReplicatedStore(Limits.DEFAULT);
     store.apply(Batch.newBuilder().addOps(write(resource(id("a")))).build());
-    Watch watch = store.watch(WIDGETS, 0);
+    WatchCursor watch = store.watch(WIDGETS, 0);
     assertThat(watch.poll(Duration.ofSeconds(1)).hasUpsert()).isTrue();
     assertThat(watch.poll(Duration.ofSeconds(1)).hasEndOfSnapshot()).isTrue();
 
@@ -101,7 +101,7 @@ class ReplicatedStoreTest {
     assertThat(store.index().read(id("z"))).isEqualTo(restored);
     assertFails(Reason.NOT_FOUND, () -> store.index().read(id("a")));
 
-    Watch fresh = store.watch(WIDGETS, 0);
+    WatchCursor fresh = store.watch(WIDGETS, 0);
     WatchEvent first = fresh.poll(Duration.ofSeconds(1));
     assertThat(first.getUpsert().getResource()).isEqualTo(restored);
     WatchEvent end = fresh.poll(Duration.ofSeconds(1));
@@ -111,7 +111,7 @@ class ReplicatedStoreTest {
     assertThat(fresh.poll(Duration.ofSeconds(1)).getRevision())
         .as("revisions continue from the snapshot's")
         .isEqualTo(51);
-    Watch resumed = store.watch(WIDGETS, 50);
+    WatchCursor resumed = store.watch(WIDGETS, 50);
     assertThat(resumed.poll(Duration.ofSeconds(1)).getRevision()).isEqualTo(51);
   }
 }

@@ -3,7 +3,7 @@ package io.setpoint.storage.engine;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.Watch;
+import io.setpoint.storage.WatchCursor;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * bounded by count and by bytes that the single writer fills. A watcher that falls a whole buffer
  * behind is closed and told which revision to resume after; it never silently misses an event.
  */
-final class Subscription implements Watch {
+final class Subscription implements WatchCursor {
   /** Wakes a consumer blocked on an empty buffer when the watch closes. */
   private static final WatchEvent WAKE_UP = WatchEvent.getDefaultInstance();
 

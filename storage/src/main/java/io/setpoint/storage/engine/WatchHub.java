@@ -34,7 +34,7 @@ public final class WatchHub {
    * Registers a watcher that receives every change committed after {@code revision}. Give it its
    * backlog with {@link #backlog} before handing it out.
    */
-  public io.setpoint.storage.Watch subscribe(Query query, long revision) {
+  public io.setpoint.storage.WatchCursor subscribe(Query query, long revision) {
     Subscription sub = new Subscription(query, this, buffer, bufferBytes, revision);
     // Add inside compute(): a concurrent remove() of the type's last watcher must not detach the
     // list this subscription joins.
@@ -57,17 +57,17 @@ public final class WatchHub {
    *
    * @param ensureOpen called under {@code writer} first; throws when the backend is closed
    */
-  public io.setpoint.storage.Watch open(
+  public io.setpoint.storage.WatchCursor open(
       Lock writer, Supplier<ResourceIndex> current, Runnable ensureOpen, Query query, long sinceRevision) {
     return sinceRevision == 0
         ? openWithSnapshot(writer, current, ensureOpen, query)
         : resume(writer, current, ensureOpen, query, sinceRevision);
   }
 
-  private io.setpoint.storage.Watch openWithSnapshot(
+  private io.setpoint.storage.WatchCursor openWithSnapshot(
       Lock writer, Supplier<ResourceIndex> current, Runnable ensureOpen, Query query) {
     for (int attempt = 1; ; attempt++) {
-      io.setpoint.storage.Watch watch;
+      io.setpoint.storage.WatchCursor watch;
       ResourceIndex index;
       long at;
       writer.lock();
@@ -100,14 +100,14 @@ public final class WatchHub {
     }
   }
 
-  private io.setpoint.storage.Watch resume(
+  private io.setpoint.storage.WatchCursor resume(
       Lock writer, Supplier<ResourceIndex> current, Runnable ensureOpen, Query query, long sinceRevision) {
     writer.lock();
     try {
       ensureOpen.run();
       ResourceIndex index = current.get();
       List<Entry> changes = index.changesSince(sinceRevision, query);
-      io.setpoint.storage.Watch watch = subscribe(query, Math.max(sinceRevision, index.revision()));
+      io.setpoint.storage.WatchCursor watch = subscribe(query, Math.max(sinceRevision, index.revision()));
       backlog(watch, changes.stream().map(Entry::toEvent).toList());
       return watch;
     } finally {
@@ -116,7 +116,7 @@ public final class WatchHub {
   }
 
   /** Sets the events a watcher receives before its live ones. */
-  public static void backlog(io.setpoint.storage.Watch watch, List<WatchEvent> events) {
+  public static void backlog(io.setpoint.storage.WatchCursor watch, List<WatchEvent> events) {
     ((Subscription) watch).backlog(events);
   }
 

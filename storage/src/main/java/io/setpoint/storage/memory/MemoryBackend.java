@@ -9,7 +9,7 @@ import io.setpoint.storage.Backend;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.Page;
 import io.setpoint.storage.StorageException;
-import io.setpoint.storage.Watch;
+import io.setpoint.storage.WatchCursor;
 import io.setpoint.storage.engine.Entry;
 import io.setpoint.storage.engine.Fences;
 import io.setpoint.storage.engine.Limits;
@@ -88,7 +88,7 @@ public final class MemoryBackend implements Backend {
   }
 
   @Override
-  public Watch watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
+  public WatchCursor watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
     return hub.open(writer, () -> index, this::checkOpen, new Query(type, tenancy, namePrefix), sinceRevision);
   }
 

@@ -42,7 +42,7 @@ import io.setpoint.storage.Health;
 import io.setpoint.storage.Page;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.Watch;
+import io.setpoint.storage.WatchCursor;
 import io.setpoint.storage.engine.Limits;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -95,7 +95,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 public abstract class BackendConformanceTest {
   private final Deque<Backend> backends = new ArrayDeque<>();
-  private final List<Watch> watches = new ArrayList<>();
+  private final List<WatchCursor> watches = new ArrayList<>();
   private final List<ExecutorService> pools = new CopyOnWriteArrayList<>();
 
   /** The backend of the current test: fresh, empty, with {@link Limits#DEFAULT}. */
@@ -130,7 +130,7 @@ public abstract class BackendConformanceTest {
   @AfterEach
   protected final void closeEverything() {
     pools.forEach(ExecutorService::shutdownNow);
-    watches.forEach(Watch::close);
+    watches.forEach(WatchCursor::close);
     while (!backends.isEmpty()) {
       closeBackend(backends.pop());
     }
@@ -165,7 +165,7 @@ public abstract class BackendConformanceTest {
     return EventStream.resumed(track(b.watch(type, tenancy, namePrefix, since)), since, timeout());
   }
 
-  private Watch track(Watch watch) {
+  private WatchCursor track(WatchCursor watch) {
     watches.add(watch);
     return watch;
   }
@@ -867,7 +867,7 @@ public abstract class BackendConformanceTest {
         .hasSize(3);
   }
 
-  // ---- Watch: snapshot, end of snapshot, commit order, readable after notified.
+  // ---- WatchCursor: snapshot, end of snapshot, commit order, readable after notified.
 
   @Test
   void watch_snapshotThenEndOfSnapshotThenLiveChangesInCommitOrder() throws InterruptedException {
@@ -1009,7 +1009,7 @@ public abstract class BackendConformanceTest {
         .containsExactlyInAnyOrderElementsOf(listAll(WIDGET, DEFAULT_TENANCY, ""));
   }
 
-  // ---- Watch resume by revision, and compaction.
+  // ---- WatchCursor resume by revision, and compaction.
 
   @Test
   void resume_afterAnyRevisionReplaysExactlyTheLaterChanges() throws InterruptedException {

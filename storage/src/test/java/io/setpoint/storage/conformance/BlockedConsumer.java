@@ -6,18 +6,18 @@ import static org.awaitility.Awaitility.await;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.Watch;
+import io.setpoint.storage.WatchCursor;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** A thread blocked in {@link Watch#next()}, to check what wakes it. */
+/** A thread blocked in {@link WatchCursor#next()}, to check what wakes it. */
 public final class BlockedConsumer {
   private final AtomicReference<Throwable> outcome = new AtomicReference<>();
 
   private BlockedConsumer() {}
 
   /** Starts a thread calling {@code watch.next()} and returns once it waits for an event. */
-  public static BlockedConsumer start(Watch watch, Duration timeout) {
+  public static BlockedConsumer start(WatchCursor watch, Duration timeout) {
     BlockedConsumer consumer = new BlockedConsumer();
     Thread thread =
         new Thread(

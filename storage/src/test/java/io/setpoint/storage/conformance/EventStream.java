@@ -5,41 +5,41 @@ import static org.assertj.core.api.Assertions.fail;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
-import io.setpoint.storage.Watch;
+import io.setpoint.storage.WatchCursor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads a {@link Watch} with bounded waits and checks what every watch must guarantee: events of a
+ * Reads a {@link WatchCursor} with bounded waits and checks what every watch must guarantee: events of a
  * snapshot are upserts ending in one end-of-snapshot marker, and live events come in strictly
  * increasing revisions, a live upsert's revision being the version it stores.
  */
 public final class EventStream implements AutoCloseable {
-  private final Watch watch;
+  private final WatchCursor watch;
   private final Duration timeout;
   private boolean live;
   private long lastRevision;
 
-  private EventStream(Watch watch, Duration timeout, boolean live) {
+  private EventStream(WatchCursor watch, Duration timeout, boolean live) {
     this.watch = watch;
     this.timeout = timeout;
     this.live = live;
   }
 
   /** A watch opened with {@code sinceRevision} 0: it starts with a snapshot. */
-  public static EventStream withSnapshot(Watch watch, Duration timeout) {
+  public static EventStream withSnapshot(WatchCursor watch, Duration timeout) {
     return new EventStream(watch, timeout, false);
   }
 
   /** A watch opened with a {@code sinceRevision}: every event is live, after that revision. */
-  public static EventStream resumed(Watch watch, long sinceRevision, Duration timeout) {
+  public static EventStream resumed(WatchCursor watch, long sinceRevision, Duration timeout) {
     EventStream stream = new EventStream(watch, timeout, true);
     stream.lastRevision = sinceRevision;
     return stream;
   }
 
-  public Watch watch() {
+  public WatchCursor watch() {
     return watch;
   }
 

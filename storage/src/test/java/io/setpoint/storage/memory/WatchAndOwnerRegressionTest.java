@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.Watch;
+import io.setpoint.storage.WatchCursor;
 import io.setpoint.storage.engine.Limits;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,13 +38,13 @@ class WatchAndOwnerRegressionTest {
   }
 
   /**
-   * {@link Watch#close()}: "further calls to next() fail". Subscription.poll used to serve the
+   * {@link WatchCursor#close()}: "further calls to next() fail". Subscription.poll used to serve the
    * backlog (here the snapshot) before it looked at whether it was closed.
    */
   @Test
   void closedWatchReturnsNoPendingSnapshotEvent() throws InterruptedException {
     backend.writeCas(resource(id("a")));
-    Watch watch = backend.watch(WIDGET, DEFAULT_TENANCY, "", 0);
+    WatchCursor watch = backend.watch(WIDGET, DEFAULT_TENANCY, "", 0);
     watch.close();
     assertFails(Reason.WATCH_CLOSED, () -> watch.poll(TIMEOUT));
   }
@@ -55,7 +55,7 @@ class WatchAndOwnerRegressionTest {
    */
   @Test
   void closedWatchReturnsNoBufferedLiveEvent() throws InterruptedException {
-    Watch watch = backend.watch(WIDGET, DEFAULT_TENANCY, "", 0);
+    WatchCursor watch = backend.watch(WIDGET, DEFAULT_TENANCY, "", 0);
     assertThat(watch.poll(TIMEOUT).hasEndOfSnapshot()).isTrue();
     backend.writeCas(resource(id("a")));
     watch.close();
@@ -94,7 +94,7 @@ class WatchAndOwnerRegressionTest {
       int attempts = 0;
       while (System.nanoTime() < deadline) {
         attempts++;
-        Watch watch = backend.watch(WIDGET, DEFAULT_TENANCY, "", 0);
+        WatchCursor watch = backend.watch(WIDGET, DEFAULT_TENANCY, "", 0);
         WatchEvent event;
         do {
           event = watch.poll(TIMEOUT);
@@ -140,8 +140,8 @@ class WatchAndOwnerRegressionTest {
   @Test
   void rewriteUnderAnotherGroupVersionLeavesTheOldVersionsWatchersAsADelete() throws InterruptedException {
     Resource v1 = backend.writeCas(resource(id("moving")));
-    Watch v1Watch = backend.watch(WIDGET, DEFAULT_TENANCY, "", 0);
-    Watch v2Watch = backend.watch(WIDGET_V2, DEFAULT_TENANCY, "", 0);
+    WatchCursor v1Watch = backend.watch(WIDGET, DEFAULT_TENANCY, "", 0);
+    WatchCursor v2Watch = backend.watch(WIDGET_V2, DEFAULT_TENANCY, "", 0);
     assertThat(v1Watch.poll(TIMEOUT).getUpsert().getResource()).isEqualTo(v1);
     assertThat(v1Watch.poll(TIMEOUT).hasEndOfSnapshot()).isTrue();
     assertThat(v2Watch.poll(TIMEOUT).hasEndOfSnapshot()).isTrue();

@@ -46,8 +46,8 @@ public final class IntervalRecorder {
     AtomicReference<SetpointClient> lastWriter = new AtomicReference<>();
     AtomicReference<ID> lastId = new AtomicReference<>();
     SetpointClient client = SetpointClient.builder().address(address).deadline(Duration.ofSeconds(5)).build();
-    Controller recorder = Controller.forType(DemoTypes.RECORD_LABEL).named("recorder").reconciler((ctx, rt, req) -> {
-      SetpointClient writer = rt.client();
+    Controller recorder = Controller.forType(DemoTypes.RECORD_LABEL).named("recorder").reconciler((ctx, tools, req) -> {
+      SetpointClient writer = tools.client();
       lastWriter.set(writer);
       Fence fence = writer.fence();
       Resource current = writer.readConsistent(req.id());

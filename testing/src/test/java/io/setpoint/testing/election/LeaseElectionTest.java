@@ -179,11 +179,11 @@ class LeaseElectionTest {
   }
 
   private Manager manager(String holder, ManualTicker ticker) {
-    Controller labels = Controller.forType(DemoTypes.RECORD_LABEL).named("labels-" + holder).reconciler((ctx, rt, req) -> {
-      writers.put(holder, rt.client());
-      Resource current = rt.cache().get(req.id()).orElse(null);
+    Controller labels = Controller.forType(DemoTypes.RECORD_LABEL).named("labels-" + holder).reconciler((ctx, tools, req) -> {
+      writers.put(holder, tools.client());
+      Resource current = tools.cache().get(req.id()).orElse(null);
       if (current != null) {
-        rt.client().writeStatus(current.getId(), STATUS_KEY, seenBy(holder, current.getGeneration()));
+        tools.client().writeStatus(current.getId(), STATUS_KEY, seenBy(holder, current.getGeneration()));
       }
       return Result.done();
     });

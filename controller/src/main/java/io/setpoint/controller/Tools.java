@@ -6,7 +6,7 @@ import java.time.Clock;
 import org.slf4j.Logger;
 
 /** What a reconciler works with. */
-public interface Runtime {
+public interface Tools {
   /** The resource service, in-process or remote; the same API either way. */
   SetpointClient client();
 

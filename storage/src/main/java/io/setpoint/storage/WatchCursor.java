@@ -4,7 +4,7 @@ import io.setpoint.api.v1.WatchEvent;
 import java.time.Duration;
 
 /** A stream of {@link WatchEvent}s, read by one consumer. Close it when done. */
-public interface Watch extends AutoCloseable {
+public interface WatchCursor extends AutoCloseable {
   /**
    * The next event, waiting as long as it takes.
    *

@@ -30,7 +30,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     versionProvider = Main.Version.class,
     description = "A resource-oriented control plane for the JVM.",
     subcommands = {AgentCommand.class, ResourceCommand.class, TypeCommand.class, AclCommand.class, OperatorCommand.class, BenchCommand.class,
-        ControllerCommand.class, DemoCommand.class,
+        ControllerCommand.class, WhyCommand.class, DemoCommand.class,
         CommandLine.HelpCommand.class})
 public final class Main {
   static final int FAILED = 1;

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code setpoint controller list|reconcile} and their HTTP routes, against an agent running a
- * controller that records why each reconcile ran.
+ * {@code setpoint controller list|history|reconcile}, {@code setpoint why} and their HTTP routes,
+ * against an agent running a controller that records why each reconcile ran.
  */
 class ControllerCommandsTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
@@ -42,6 +42,9 @@ class ControllerCommandsTest {
   void start() {
     Controller labels = Controller.forType(DemoTypes.RECORD_LABEL).named("labels").reconciler((ctx, tools, req) -> {
       reconciles.add(ctx.triggers());
+      if (req.id().getName().equals("broken")) {
+        throw new IllegalStateException("no distributor for this label");
+      }
       return Result.done();
     });
     agent = Agent.builder().port(0).acls(false).types(DemoTypes::register)
@@ -111,5 +114,78 @@ class ControllerCommandsTest {
             "http://" + address + "/api/controllers/labels/reconcile/demo/v1/RecordLabel/x")).GET().build(),
         HttpResponse.BodyHandlers.ofString());
     assertThat(get.statusCode()).isEqualTo(405);
+  }
+
+  @Test
+  void historyAndWhyShowEachReconcileWithItsTriggerResultAndError() {
+    label("verve");
+    label("broken");
+    // One worker: once a fourth reconcile starts, the first three (verve, broken, broken's retry) are recorded.
+    await().atMost(WAIT).until(() -> reconciles.size() >= 4);
+
+    CliRun history = CliRun.run("controller", "history", "labels", "-address", address);
+    assertThat(history.code()).as(history.toString()).isZero();
+    assertThat(history.out()).contains("STARTED", "TRIGGERS", "demo.v1.RecordLabel/default/verve", "success",
+        "EVENT upsert demo.v1.RecordLabel/default/verve", "demo.v1.RecordLabel/default/broken", "error",
+        "no distributor for this label", "RETRY after failure: no distributor for this label");
+
+    CliRun broken = CliRun.run("controller", "history", "labels", "RecordLabel", "broken", "-partition", "default",
+        "-address", address);
+    assertThat(broken.code()).as(broken.toString()).isZero();
+    assertThat(broken.out()).contains("demo.v1.RecordLabel/default/broken", "error").doesNotContain("/verve");
+
+    CliRun why = CliRun.run("why", "RecordLabel", "verve", "-partition", "default", "-o", "json", "-address", address);
+    assertThat(why.code()).as(why.toString()).isZero();
+    assertThat(why.out()).contains("\"controller\": \"labels\"", "\"key\": \"demo.v1.RecordLabel/default/verve\"",
+        "\"result\": \"success\"", "\"kind\": \"EVENT\"").doesNotContain("broken");
+
+    CliRun nothing = CliRun.run("why", "RecordLabel", "never-written", "-partition", "default", "-address", address);
+    assertThat(nothing.code()).as(nothing.toString()).isZero();
+    assertThat(nothing.err()).contains("No controller of this member reconciled demo.v1.RecordLabel/default/never-written");
+
+    CliRun tooMany = CliRun.run("controller", "history", "labels", "-limit", "300", "-address", address);
+    assertThat(tooMany.code()).isEqualTo(Main.FAILED);
+    assertThat(tooMany.err()).contains("limit", "at most 256");
+    CliRun unknown = CliRun.run("controller", "history", "nobody", "-address", address);
+    assertThat(unknown.code()).isEqualTo(Main.FAILED);
+    assertThat(unknown.err()).contains("no controller named nobody");
+  }
+
+  @Test
+  void oneControllerAndReconcilesOverHttp() throws Exception {
+    label("verve");
+    label("after-verve");
+    // One worker: once the second label's reconcile starts, the first one's is recorded.
+    await().atMost(WAIT).until(() -> reconciles.size() >= 2);
+    HttpClient http = HttpClient.newHttpClient();
+
+    HttpResponse<String> one = get(http, "/api/controllers/labels");
+    assertThat(one.statusCode()).as(one.body()).isEqualTo(200);
+    assertThat(one.body()).contains("\"name\":\"labels\"", "\"running\":true");
+    assertThat(get(http, "/api/controllers/nobody").statusCode()).isEqualTo(404);
+
+    HttpResponse<String> ofLabel = get(http, "/api/controllers/labels/reconciles?resource=demo/v1/RecordLabel/verve&partition=default");
+    assertThat(ofLabel.statusCode()).as(ofLabel.body()).isEqualTo(200);
+    assertThat(ofLabel.body()).contains("\"key\":\"demo.v1.RecordLabel/default/verve\"", "\"result\":\"success\"");
+    HttpResponse<String> why = get(http, "/api/reconciles?resource=demo/v1/RecordLabel/verve&partition=default&limit=5");
+    assertThat(why.statusCode()).as(why.body()).isEqualTo(200);
+    assertThat(why.body()).contains("\"controller\":\"labels\"");
+
+    HttpResponse<String> malformed = get(http, "/api/reconciles?resource=demo/v1");
+    assertThat(malformed.statusCode()).isEqualTo(400);
+    assertThat(malformed.body()).contains("resource", "GROUP/VERSION/KIND/NAME");
+    HttpResponse<String> unknownParam = get(http, "/api/controllers/labels/reconciles?since=1");
+    assertThat(unknownParam.statusCode()).isEqualTo(400);
+  }
+
+  private void label(String name) {
+    client.write(Resource.newBuilder()
+        .setId(Ids.of(DemoTypes.RECORD_LABEL, Tenancies.partition("default"), name))
+        .setData(Any.pack(RecordLabel.newBuilder().setName(name).build())).build());
+  }
+
+  private HttpResponse<String> get(HttpClient http, String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create("http://" + address + path)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 }

@@ -15,6 +15,9 @@ import io.setpoint.api.controller.v1.ControllerInfo;
 import io.setpoint.api.controller.v1.ControllerServiceGrpc;
 import io.setpoint.api.controller.v1.ListControllersRequest;
 import io.setpoint.api.controller.v1.ListControllersResponse;
+import io.setpoint.api.controller.v1.ListReconcilesRequest;
+import io.setpoint.api.controller.v1.ListReconcilesResponse;
+import io.setpoint.api.controller.v1.ReconcileInfo;
 import io.setpoint.api.controller.v1.ReconcileRequest;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
@@ -220,6 +223,11 @@ public final class AsyncSetpointClient {
   public CompletableFuture<Void> reconcile(String controller, ID id) {
     ReconcileRequest request = ReconcileRequest.newBuilder().setController(controller).setId(id).build();
     return rpc.unary(ControllerServiceGrpc.getReconcileMethod(), request, response -> null);
+  }
+
+  /** Recent reconciles; see {@link SetpointClient#reconciles(ListReconcilesRequest)}. */
+  public CompletableFuture<List<ReconcileInfo>> reconciles(ListReconcilesRequest request) {
+    return rpc.unary(ControllerServiceGrpc.getListReconcilesMethod(), request, ListReconcilesResponse::getReconcilesList);
   }
 
   /**

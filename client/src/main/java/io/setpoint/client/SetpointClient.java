@@ -11,6 +11,8 @@ import io.setpoint.api.acl.v1.BootstrapResponse;
 import io.setpoint.api.acl.v1.CreateTokenRequest;
 import io.setpoint.api.acl.v1.CreateTokenResponse;
 import io.setpoint.api.controller.v1.ControllerInfo;
+import io.setpoint.api.controller.v1.ListReconcilesRequest;
+import io.setpoint.api.controller.v1.ReconcileInfo;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.ListRequest;
@@ -277,6 +279,16 @@ public final class SetpointClient implements AutoCloseable {
    */
   public void reconcile(String controller, ID id) {
     Rpc.await(async.reconcile(controller, id));
+  }
+
+  /**
+   * The recent reconciles of the member asked, newest first: of {@code request}'s controller (or
+   * all), and of its resource (those that reconciled it and those a change of it caused) or all.
+   * Needs {@code operator:read}, or read on the resource asked about; {@code NOT_FOUND} for an
+   * unknown controller.
+   */
+  public List<ReconcileInfo> reconciles(ListReconcilesRequest request) {
+    return Rpc.await(async.reconciles(request));
   }
 
   /**

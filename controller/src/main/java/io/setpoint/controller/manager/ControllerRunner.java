@@ -63,7 +63,7 @@ final class ControllerRunner implements Runner {
   private record Registration(io.setpoint.api.v1.Type type, Consumer<ResourceEvent> listener) {}
 
   ControllerRunner(ControllerSpec controller, SharedCache cache, ControllerTools tools, ControllerMetrics metrics,
-      Ticker ticker, SlotGate shard) {
+      ReconcileHistory history, Ticker ticker, SlotGate shard) {
     this.controller = controller;
     this.shard = shard;
     this.cache = cache;
@@ -81,6 +81,8 @@ final class ControllerRunner implements Runner {
     this.workers = new Workers<>(controller.name(), queue, metrics, ticker,
         new Workers.Policy(controller.reconcileTimeout(), controller.resync(), Integer.MAX_VALUE, "resource"),
         this::reconcile);
+    // Without the uid: a resource's history is by name, whatever the request that queued it held.
+    workers.journal(history, request -> Ids.format(request.id().toBuilder().clearUid().build()));
     if (shard != null) {
       workers.admit(new Workers.Admission<>() {
         @Override

@@ -2,6 +2,7 @@ package io.setpoint.controller.manager;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.setpoint.api.Ids;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.HashRange;
 import io.setpoint.api.v1.ID;
@@ -64,6 +65,8 @@ public final class Manager implements AutoCloseable {
   private final Map<String, Supervisor> loops = new ConcurrentHashMap<>();
   /** Kept across unregistering and registering again: a gauge binds its value holder only once. */
   private final Map<String, ControllerMetrics> metrics = new ConcurrentHashMap<>();
+  /** Kept across unregistering and registering again, like the meters. */
+  private final Map<String, ReconcileHistory> histories = new ConcurrentHashMap<>();
   /** How long opening shard slots waits for the cache to hold their resources. */
   private static final Duration SHARD_FILL_TIMEOUT = Duration.ofMinutes(2);
   private volatile boolean started;
@@ -330,6 +333,27 @@ public final class Manager implements AutoCloseable {
   }
 
   /** The name, running state, queue depth and failure, if any, of each registered controller. */
+  /**
+   * Up to {@code limit} of the most recent reconciles of controller {@code name} in this manager,
+   * newest first (it keeps the last 256). Empty for a name that never ran here.
+   */
+  public List<ReconcileRecord> reconciles(String name, int limit) {
+    if (limit < 0) {
+      throw new IllegalArgumentException("limit must not be negative, was " + limit);
+    }
+    ReconcileHistory history = histories.get(name);
+    return history == null ? List.of() : history.recent(limit);
+  }
+
+  /**
+   * The recent reconciles of resource {@code id} by controller {@code name}, newest first; when
+   * none is recent any more, its last reconcile (kept for the last 10,000 resources reconciled).
+   */
+  public List<ReconcileRecord> reconciles(String name, ID id) {
+    ReconcileHistory history = histories.get(name);
+    return history == null ? List.of() : history.of(Ids.format(id.toBuilder().clearUid().build()));
+  }
+
   public List<ControllerState> controllers() {
     List<ControllerState> out = new ArrayList<>();
     for (Supervised s : controllers.values()) {
@@ -420,7 +444,9 @@ public final class Manager implements AutoCloseable {
   }
 
   private ControllerRunner runner(ControllerSpec controller, ControllerMetrics metrics) {
-    return new ControllerRunner(controller, cache, tools(controller), metrics, ticker,
+    ReconcileHistory history = histories.computeIfAbsent(controller.name(),
+        n -> new ReconcileHistory(n, clock, ReconcileHistory.CAPACITY, ReconcileHistory.KEYS));
+    return new ControllerRunner(controller, cache, tools(controller), metrics, history, ticker,
         controller.placement() == Placement.SHARDED ? sharding.gate() : null);
   }
 

@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -74,6 +75,8 @@ final class Workers<K> {
   private final Set<WorkContext<K>> running = ConcurrentHashMap.newKeySet();
   private volatile Consumer<Throwable> failed = cause -> {};
   private volatile Admission<K> admission;
+  private volatile ReconcileHistory history;
+  private volatile Function<K, String> keyText = String::valueOf;
   private volatile boolean stopping;
 
   Workers(String name, WorkQueue<K> queue, ControllerMetrics metrics, Ticker ticker, Policy policy, Body<K> body) {
@@ -96,6 +99,12 @@ final class Workers<K> {
   /** Runs only the keys {@code admission} lets in (before {@link #start}). */
   void admit(Admission<K> admission) {
     this.admission = Objects.requireNonNull(admission, "admission");
+  }
+
+  /** Records every run in {@code history}, each key as {@code keyText} writes it (before {@link #start}). */
+  void journal(ReconcileHistory history, Function<K, String> keyText) {
+    this.keyText = Objects.requireNonNull(keyText, "keyText");
+    this.history = Objects.requireNonNull(history, "history");
   }
 
   /** Starts {@code concurrency} workers. */
@@ -165,6 +174,7 @@ final class Workers<K> {
     long started = ticker.read();
     metrics.workerStarted();
     String outcome;
+    String message = "";
     try {
       log.debug("reconciling {} after {} ms in the queue, because {}", key, waited.toMillis(), item.triggers());
       Result result = body.run(ctx);
@@ -172,6 +182,7 @@ final class Workers<K> {
       if (result instanceof Result.RequeueAfter after) {
         String why = ctx.requeueReason() != null ? ctx.requeueReason() : "requeue after " + after.delay();
         queue.addAfter(key, after.delay(), Trigger.timer(why), Priority.HIGH, true);
+        message = why;
         outcome = after.delay().isZero() ? ControllerMetrics.REQUEUE : ControllerMetrics.REQUEUE_AFTER;
       } else {
         scheduleResync(key);
@@ -181,15 +192,19 @@ final class Workers<K> {
       queue.forget(key);
       log.warn("reconcile of {} failed terminally, not retrying: {}", key, e.getMessage());
       outcome = ControllerMetrics.ERROR;
+      message = "terminal: " + e.getMessage();
     } catch (InterruptedException e) {
-      outcome = retry(key, ctx.isCancelled() ? "timed out" : "interrupted", null);
+      message = ctx.isCancelled() ? "timed out" : "interrupted";
+      outcome = retry(key, message, null);
     } catch (Exception e) {
-      outcome = retry(key, e.getMessage(), e);
+      message = String.valueOf(e.getMessage());
+      outcome = retry(key, message, e);
     } catch (Error e) {
       // An Error from a reconciler (an assertion, a stack overflow, a class that failed to load)
       // fails that reconcile like an exception: left to propagate, it ended the worker thread
       // silently, and with concurrency 1 the whole controller.
-      outcome = retry(key, e.toString(), e);
+      message = e.toString();
+      outcome = retry(key, message, e);
     } finally {
       watchdog.disarm();
       Thread.interrupted();
@@ -200,6 +215,10 @@ final class Workers<K> {
     }
     Duration took = Duration.ofNanos(ticker.read() - started);
     metrics.reconciled(outcome, took);
+    ReconcileHistory journal = history;
+    if (journal != null) {
+      journal.add(keyText.apply(key), item.triggers(), waited, took, outcome, message);
+    }
     log.debug("reconciled {} in {} ms: {}", key, took.toMillis(), outcome);
   }
 

@@ -5,6 +5,8 @@ import io.grpc.stub.StreamObserver;
 import io.setpoint.api.controller.v1.ControllerServiceGrpc;
 import io.setpoint.api.controller.v1.ListControllersRequest;
 import io.setpoint.api.controller.v1.ListControllersResponse;
+import io.setpoint.api.controller.v1.ListReconcilesRequest;
+import io.setpoint.api.controller.v1.ListReconcilesResponse;
 import io.setpoint.api.controller.v1.ReconcileRequest;
 import io.setpoint.api.controller.v1.ReconcileResponse;
 import io.setpoint.server.service.CallerAuthorizer;
@@ -22,6 +24,11 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
   @Override
   public void listControllers(ListControllersRequest request, StreamObserver<ListControllersResponse> out) {
     UnaryCalls.answer(() -> controllers.list(CallerAuthorizer.current()), out);
+  }
+
+  @Override
+  public void listReconciles(ListReconcilesRequest request, StreamObserver<ListReconcilesResponse> out) {
+    UnaryCalls.answer(() -> controllers.reconciles(CallerAuthorizer.current(), request), out);
   }
 
   @Override

@@ -13,6 +13,7 @@ import com.linecorp.armeria.server.ServerErrorHandler;
 import com.linecorp.armeria.server.ServiceBindingBuilder;
 import com.linecorp.armeria.server.ServiceRequestContext;
 import io.grpc.Status;
+import io.setpoint.api.controller.v1.ListReconcilesRequest;
 import io.setpoint.api.controller.v1.ReconcileRequest;
 import io.setpoint.api.Echo;
 import io.setpoint.api.Types;
@@ -80,6 +81,7 @@ public final class HttpGateway implements HttpService {
   private static final Set<String> READ = Set.of("partition", "namespace", "uid", "consistent");
   private static final Set<String> WRITE = Set.of("partition", "namespace", "uid", "version");
   private static final Set<String> OWNED = Set.of("partition", "namespace", "uid");
+  private static final Set<String> RECONCILES = Set.of("resource", "partition", "namespace", "limit");
   /** What the first path segments after {@code /api/} are, for errors about them. */
   private static final List<String> SEGMENT_FIELDS = List.of("group", "group_version", "kind", "name");
 
@@ -169,6 +171,10 @@ public final class HttpGateway implements HttpService {
     if (segments.get(0).equals("controllers") && isControllerRoute(segments)) {
       return controllers(ctx, req, authz, segments);
     }
+    if (segments.size() == 1 && segments.get(0).equals("reconciles")) {
+      only(method, HttpMethod.GET);
+      return reconciles(ctx, authz, "");
+    }
     if (segments.size() < 3) {
       throw HttpProblem.notFound("no route " + Echo.quote(ctx.path()) + "; see GET /api/openapi.json");
     }
@@ -230,12 +236,13 @@ public final class HttpGateway implements HttpService {
   }
 
   /**
-   * {@code controllers} and {@code controllers/NAME/reconcile/GROUP/VERSION/KIND/NAME}; no type route
-   * can take these paths, since a kind starts with a capital letter and a resource path has a kind
-   * third.
+   * {@code controllers}, {@code controllers/NAME}, {@code controllers/NAME/reconciles} and {@code
+   * controllers/NAME/reconcile/GROUP/VERSION/KIND/NAME}; no type route can take these paths, since
+   * a type route has three segments or more and a kind, third, starts with a capital letter.
    */
   private static boolean isControllerRoute(List<String> segments) {
-    return segments.size() == 1 || (segments.size() >= 3 && segments.get(2).equals("reconcile"));
+    return segments.size() <= 2 || (segments.size() == 3 && segments.get(2).equals("reconciles"))
+        || (segments.size() >= 3 && segments.get(2).equals("reconcile"));
   }
 
   private HttpResponse controllers(
@@ -243,6 +250,14 @@ public final class HttpGateway implements HttpService {
     if (segments.size() == 1) {
       only(req.method(), HttpMethod.GET);
       return ok(controllers.list(authz));
+    }
+    if (segments.size() == 2) {
+      only(req.method(), HttpMethod.GET);
+      return ok(controllers.get(authz, segments.get(1)));
+    }
+    if (segments.get(2).equals("reconciles")) {
+      only(req.method(), HttpMethod.GET);
+      return reconciles(ctx, authz, segments.get(1));
     }
     only(req.method(), HttpMethod.POST);
     if (segments.size() != 7) {
@@ -255,6 +270,24 @@ public final class HttpGateway implements HttpService {
         .setController(segments.get(1))
         .setId(id(reg.type(), segments.get(6), q))
         .build()));
+  }
+
+  /** The recent reconciles of {@code controller} (or all), of {@code ?resource=GROUP/VERSION/KIND/NAME} or all. */
+  private HttpResponse reconciles(ServiceRequestContext ctx, Authorizer authz, String controller) {
+    Query q = Query.of(ctx.queryParams(), RECONCILES);
+    ListReconcilesRequest.Builder request = ListReconcilesRequest.newBuilder()
+        .setController(controller)
+        .setLimit(q.uint32("limit"));
+    if (q.has("resource")) {
+      String[] parts = q.string("resource").split("/", -1);
+      if (parts.length != 4) {
+        throw ValidationException.of("resource", "format", Echo.quote(q.string("resource"))
+            + " is not GROUP/VERSION/KIND/NAME (the tenancy goes in partition and namespace)");
+      }
+      request.setId(ID.newBuilder().setType(Types.of(parts[0], parts[1], parts[2])).setName(parts[3])
+          .setTenancy(tenancy(q)));
+    }
+    return ok(controllers.reconciles(authz, request.build()));
   }
 
   private HttpResponse list(ServiceRequestContext ctx, AggregatedHttpRequest req, Authorizer authz, Type type) {

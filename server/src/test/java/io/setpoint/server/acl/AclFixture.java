@@ -7,6 +7,7 @@ import io.setpoint.api.acl.v1.BootstrapRequest;
 import io.setpoint.api.acl.v1.CreateTokenRequest;
 import io.setpoint.api.acl.v1.Policy;
 import io.setpoint.api.acl.v1.Rule;
+import io.setpoint.api.controller.v1.ControllerServiceGrpc;
 import io.setpoint.api.v1.DeleteRequest;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.ResourceServiceGrpc;
@@ -48,6 +49,10 @@ public final class AclFixture {
 
   AclServiceGrpc.AclServiceBlockingStub acl(String token) {
     return AclServiceGrpc.newBlockingStub(live.channel(token)).withDeadlineAfter(10, TimeUnit.SECONDS);
+  }
+
+  ControllerServiceGrpc.ControllerServiceBlockingStub controllers(String token) {
+    return ControllerServiceGrpc.newBlockingStub(live.channel(token)).withDeadlineAfter(10, TimeUnit.SECONDS);
   }
 
   TypeServiceGrpc.TypeServiceBlockingStub types(String token) {

@@ -12,6 +12,7 @@ import io.setpoint.api.Tenancies;
 import io.setpoint.api.acl.v1.BootstrapRequest;
 import io.setpoint.api.acl.v1.CreateTokenRequest;
 import io.setpoint.api.acl.v1.Policy;
+import io.setpoint.api.controller.v1.ListReconcilesRequest;
 import io.setpoint.api.v1.DeleteRequest;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.ListByOwnerRequest;
@@ -189,6 +190,19 @@ class AclGrpcTest {
     assertThat(acl.stub(writer).mutateAndValidate(req).getResource().getId().getName()).isEqualTo("dry-run");
     denied(() -> acl.stub(reader).mutateAndValidate(req), "lacks \"write\" on demo.v2.Artist default/default/dry-run");
     anonymous(token -> acl.stub(token).mutateAndValidate(req));
+  }
+
+  @Test
+  void reconcilesOfOneResourceNeedReadOnItAndAllReconcilesNeedOperatorRead() {
+    ListReconcilesRequest ofArtist = ListReconcilesRequest.newBuilder().setId(Ids.of(DemoTypes.ARTIST, "miles")).build();
+    assertThat(acl.controllers(reader).listReconciles(ofArtist).getReconcilesList())
+        .allSatisfy(r -> assertThat(r.getKey()).contains("miles"));
+    denied(() -> acl.controllers(outsider).listReconciles(ofArtist), "lacks \"read\" on demo.v2.Artist");
+    denied(() -> acl.controllers(reader).listReconciles(ListReconcilesRequest.getDefaultInstance()),
+        "lacks \"operator:read\"");
+    assertThat(acl.controllers(acl.management()).listReconciles(ListReconcilesRequest.getDefaultInstance())
+        .getReconcilesCount()).isNotNegative();
+    refused(() -> acl.controllers(null).listReconciles(ofArtist), Status.Code.UNAUTHENTICATED, "");
   }
 
   @Test

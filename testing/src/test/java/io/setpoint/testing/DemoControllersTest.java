@@ -91,7 +91,7 @@ class DemoControllersTest {
   }
 
   @Test
-  void theAgentExposesControllerToolsMetricsAndHealth() throws Exception {
+  void theAgentExposesControllerRuntimeJvmAndRequestMetricsAndHealth() throws Exception {
     Resource artist = artist("metrics-artist", Artist.newBuilder().setName("Count Basie").build());
     setpoint.awaitCondition(artist.getId(), ArtistController.STATUS_KEY, "Accepted");
 
@@ -105,7 +105,19 @@ class DemoControllersTest {
         .containsPattern("workqueue_adds_total\\{name=\"demo-artist\"} [1-9]")
         .contains("workqueue_queue_duration_seconds_bucket{name=\"demo-artist\"")
         .contains("workqueue_work_duration_seconds_bucket{name=\"demo-artist\"")
-        .contains("workqueue_retries_total{name=\"demo-artist\"}");
+        .contains("workqueue_retries_total{name=\"demo-artist\"}")
+        // controller-runtime's buckets: 5 ms to 60 s for reconciles, 10 ns to 1,000 s for the queue.
+        .contains("controller_runtime_reconcile_time_seconds_bucket{controller=\"demo-artist\",le=\"0.005\"}")
+        .contains("controller_runtime_reconcile_time_seconds_bucket{controller=\"demo-artist\",le=\"60.0\"}")
+        .contains("workqueue_queue_duration_seconds_bucket{name=\"demo-artist\",le=\"1.0E-8\"}")
+        .contains("workqueue_work_duration_seconds_bucket{name=\"demo-artist\",le=\"1000.0\"}")
+        .containsPattern("controller_runtime_max_concurrent_reconciles\\{controller=\"demo-artist\"} [1-9]")
+        // The JVM's meters.
+        .contains("jvm_memory_used_bytes{area=\"heap\"", "jvm_threads_live_threads", "process_uptime_seconds")
+        // Every request, by service, method and status: this test's writes went over gRPC.
+        .containsPattern("setpoint_server_requests_total\\{grpc_status=\"0\",[^}]*method=\"Write\",result=\"success\","
+            + "service=\"setpoint.resource.v1.ResourceService\"} [1-9]")
+        .contains("setpoint_server_request_duration_seconds_bucket{");
     assertThat(get("/healthz").statusCode()).isEqualTo(200);
     assertThat(get("/readyz").statusCode()).isEqualTo(200);
   }

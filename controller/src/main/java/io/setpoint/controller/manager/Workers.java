@@ -109,6 +109,7 @@ final class Workers<K> {
 
   /** Starts {@code concurrency} workers. */
   void start(int concurrency) {
+    metrics.workers(concurrency);
     for (int i = 0; i < concurrency; i++) {
       threads.add(Thread.ofVirtual().name("setpoint-" + name + "-worker-" + i).start(this::work));
     }

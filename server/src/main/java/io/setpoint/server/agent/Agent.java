@@ -38,7 +38,6 @@ import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
 import io.grpc.ServerInterceptors;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -426,7 +425,7 @@ public final class Agent implements AutoCloseable {
               .useBlockingTaskExecutor(false)
               .maxRequestMessageLength(maxRequestBytes)
               .build();
-      PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      PrometheusMeterRegistry meters = AgentMeters.create(opened);
       AtomicBoolean ready = new AtomicBoolean();
       long descriptors = ConnectionLimits.descriptorLimit();
       ConnectionLimits connectionLimits = ConnectionLimits.of(maxConnections, maxConnectionsPerClient, descriptors);
@@ -436,6 +435,7 @@ public final class Agent implements AutoCloseable {
       }
       ConnectionLimiter limiter = new ConnectionLimiter(connectionLimits, meters, ticker);
       ServerBuilder serverBuilder = Server.builder();
+      AgentMeters.requests(serverBuilder, meters);
       if (tlsMaterial == null) {
         serverBuilder.http(new InetSocketAddress(host, port));
       } else {

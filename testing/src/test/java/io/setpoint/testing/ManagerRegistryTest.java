@@ -69,6 +69,17 @@ class ManagerRegistryTest {
   }
 
   @Test
+  void aControllerThatShouldRunIsUnprimedUntilItsCacheHoldsItsTypes() {
+    try (Manager manager = Manager.builder().client(setpoint.client()).build()) {
+      manager.register(labels());
+      assertThat(manager.unprimed()).as("registered, not started").containsExactly("labels");
+      manager.start();
+      await().atMost(WAIT).until(() -> manager.unprimed().isEmpty());
+      assertThat(manager.controllers()).extracting(ControllerState::running).containsExactly(true);
+    }
+  }
+
+  @Test
   void triggerQueuesAReconcileWithAManualTriggerAndRefusesWhatTheControllerCannotTake() {
     try (Manager manager = Manager.builder().client(setpoint.client()).build()) {
       manager.register(labels());

@@ -161,6 +161,17 @@ public final class SharedCache implements Cache, AutoCloseable {
     return true;
   }
 
+  /** Whether every type of {@code types} is watched and primed now. */
+  public boolean isPrimed(Collection<Type> types) {
+    for (Type type : types) {
+      Informer informer = informers.get(type);
+      if (informer == null || !informer.isPrimed()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /**
    * Waits until the cache of {@code type} reflects every change of it up to revision {@code
    * atLeast}, such as the version a write returned; true at once when {@code type} is not cached.

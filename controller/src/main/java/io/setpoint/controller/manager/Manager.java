@@ -354,6 +354,22 @@ public final class Manager implements AutoCloseable {
     return history == null ? List.of() : history.of(Ids.format(id.toBuilder().clearUid().build()));
   }
 
+  /**
+   * The controllers that should run here whose caches are not primed yet (not started, or still
+   * listing), sorted by name; a readiness check waits for none. A controller that failed, and waits
+   * to be restarted or gave up, is left out: {@link #controllers} reports it.
+   */
+  public List<String> unprimed() {
+    List<String> out = new ArrayList<>();
+    for (Supervised s : controllers.values()) {
+      if (runsHere(s) && s.supervisor().failure().isEmpty() && !cache.isPrimed(s.controller().cachedTypes())) {
+        out.add(s.controller().name());
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
   public List<ControllerState> controllers() {
     List<ControllerState> out = new ArrayList<>();
     for (Supervised s : controllers.values()) {
@@ -409,13 +425,16 @@ public final class Manager implements AutoCloseable {
     }
   }
 
-  private void place(Supervised s) {
-    boolean runHere = switch (s.controller().placement()) {
+  private boolean runsHere(Supervised s) {
+    return switch (s.controller().placement()) {
       case EACH_SERVER -> true;
       case SINGLETON -> leadership.isLeader();
       case SHARDED -> sharding.isMember();
     };
-    if (runHere) {
+  }
+
+  private void place(Supervised s) {
+    if (runsHere(s)) {
       s.supervisor().ensureRunning();
     } else {
       s.supervisor().ensureStopped();

@@ -33,6 +33,7 @@ import io.setpoint.server.service.WatchStreamer;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Health;
 import io.setpoint.storage.Replication;
+import io.setpoint.storage.StorageException;
 import io.setpoint.storage.memory.MemoryBackend;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
@@ -466,7 +467,8 @@ public final class Agent implements AutoCloseable {
               .service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,
                   MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), meters.scrape()))
               .service("/healthz", (ctx, req) -> HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ok\n"))
-              .service("/readyz", (ctx, req) -> readiness(ready.get(), store))
+              .service("/livez", (ctx, req) -> HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ok\n"))
+              .service("/readyz", (ctx, req) -> readiness(ready.get(), store, replication, startedManager.get()))
               .build();
       try {
         server.start().join();
@@ -561,8 +563,22 @@ public final class Agent implements AutoCloseable {
     }
 
     /** Ready once started, while the store can take writes; else 503 saying why. */
-    private static HttpResponse readiness(boolean started, Backend store) {
+    /**
+     * Ready once started, with a store that works, a Raft leader known (on a replicated store) and
+     * the caches of the controllers that run here primed; otherwise 503 saying what it waits for.
+     */
+    private static HttpResponse readiness(boolean started, Backend store, Replication replication, Manager manager) {
       Health health = started ? store.health() : Health.failing("starting");
+      try {
+        if (health.ok() && replication != null && replication.members().stream().noneMatch(Replication.Member::leader)) {
+          health = Health.failing("no Raft leader known: a majority of the members must be up and reach each other");
+        }
+      } catch (StorageException e) {
+        health = Health.failing(e.getMessage());
+      }
+      if (health.ok() && manager != null && !manager.unprimed().isEmpty()) {
+        health = Health.failing("the caches of controllers " + String.join(", ", manager.unprimed()) + " are not primed yet");
+      }
       return health.ok()
           ? HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ready\n")
           : HttpResponse.of(HttpStatus.SERVICE_UNAVAILABLE, MediaType.PLAIN_TEXT_UTF_8, health.reason() + "\n");

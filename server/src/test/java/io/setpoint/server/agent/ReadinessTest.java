@@ -1,0 +1,59 @@
+package io.setpoint.server.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.setpoint.storage.raft.RaftBackend;
+import io.setpoint.storage.raft.RaftConfig;
+import io.setpoint.testkit.FreePorts;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code /readyz} of an agent on a two-member Raft store answers 200 with a leader, 503 while no
+ * leader is known (its peer is down: no majority) and 200 again once the peer is back; {@code
+ * /livez} answers 200 throughout.
+ */
+@Timeout(90)
+class ReadinessTest {
+  @TempDir Path first;
+  @TempDir Path second;
+
+  @Test
+  void notReadyWithoutARaftLeaderAndReadyOnceOneIsElected() throws Exception {
+    List<Integer> ports = FreePorts.loopback(2);
+    Map<String, String> peers = Map.of("r1", "127.0.0.1:" + ports.get(0), "r2", "127.0.0.1:" + ports.get(1));
+    HttpClient http = HttpClient.newHttpClient();
+    RaftBackend store = RaftBackend.start(RaftConfig.of("r1", first, ports.get(0), peers));
+    RaftBackend peer = RaftBackend.start(RaftConfig.of("r2", second, ports.get(1), peers));
+    try (Agent agent = Agent.builder().port(0).acls(false).backend(store).start()) {
+      String base = "http://127.0.0.1:" + agent.port();
+      await().atMost(Duration.ofSeconds(60)).until(() -> get(http, base + "/readyz").statusCode() == 200);
+      assertThat(get(http, base + "/readyz").body()).isEqualTo("ready\n");
+
+      // Its peer stops: no majority, so no leader (a leader alone steps down).
+      peer.close();
+      await().atMost(Duration.ofSeconds(60)).until(() -> get(http, base + "/readyz").statusCode() == 503);
+      assertThat(get(http, base + "/readyz").body()).contains("no Raft leader known");
+      assertThat(get(http, base + "/livez").statusCode()).isEqualTo(200);
+
+      peer = RaftBackend.start(RaftConfig.of("r2", second, ports.get(1), peers));
+      await().atMost(Duration.ofSeconds(60)).until(() -> get(http, base + "/readyz").statusCode() == 200);
+    } finally {
+      peer.close();
+    }
+  }
+
+  private static HttpResponse<String> get(HttpClient http, String uri) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create(uri)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+}

@@ -127,6 +127,9 @@ public interface Backend extends AutoCloseable {
    */
   WatchCursor watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision);
 
+  /** The revision of the last change this store applied: where a watch that has caught up stands. */
+  long revision();
+
   /**
    * Whether this backend can take writes now, and if not why: a durable backend whose disk is full
    * or whose log failed says so here. Cheap enough to ask on every readiness probe. Reads may

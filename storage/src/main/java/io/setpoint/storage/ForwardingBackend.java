@@ -57,6 +57,11 @@ public class ForwardingBackend implements Backend {
   }
 
   @Override
+  public long revision() {
+    return delegate.revision();
+  }
+
+  @Override
   public void close() {
     delegate.close();
   }

@@ -14,11 +14,27 @@ public interface Replication {
   /** One member of the cluster. */
   record Member(String name, String address, boolean leader) {}
 
+  /**
+   * This member's Raft positions and activity.
+   *
+   * @param term the current term
+   * @param commitIndex the last log index this member knows committed
+   * @param appliedIndex the last log index this member applied to its store
+   * @param leaderChanges leader changes this member has seen since it started
+   * @param snapshots snapshots this member has taken since it started
+   * @param snapshotTime the time those snapshots took, together
+   */
+  record RaftStatus(
+      long term, long commitIndex, long appliedIndex, long leaderChanges, long snapshots, Duration snapshotTime) {}
+
   /** This member's node name. */
   String nodeName();
 
   /** Every member, as this member knows them (the leader flag may lag during an election). */
   List<Member> members();
+
+  /** This member's Raft positions and activity now; zeros while its Raft division is down. */
+  RaftStatus status();
 
   /** True while this member leads and has applied every earlier entry. */
   boolean isLeader();

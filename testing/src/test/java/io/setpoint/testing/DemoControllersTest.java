@@ -117,7 +117,11 @@ class DemoControllersTest {
         // Every request, by service, method and status: this test's writes went over gRPC.
         .containsPattern("setpoint_server_requests_total\\{grpc_status=\"0\",[^}]*method=\"Write\",result=\"success\","
             + "service=\"setpoint.resource.v1.ResourceService\"} [1-9]")
-        .contains("setpoint_server_request_duration_seconds_bucket{");
+        .contains("setpoint_server_request_duration_seconds_bucket{")
+        // The controllers' own watches: open, sending, and how far behind the store each event was.
+        .containsPattern("setpoint_watches_open [1-9]")
+        .containsPattern("setpoint_watch_events_total [1-9]")
+        .contains("setpoint_watch_lag_revisions_bucket{le=\"1.0\"}");
     assertThat(get("/healthz").statusCode()).isEqualTo(200);
     assertThat(get("/readyz").statusCode()).isEqualTo(200);
   }

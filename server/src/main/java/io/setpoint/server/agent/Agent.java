@@ -399,7 +399,11 @@ public final class Agent implements AutoCloseable {
       // Types defined at runtime are served from the first request on, as they were before a restart.
       RuntimeTypes runtimeTypes = opened.add(RuntimeTypes.start(registry, store, TYPE_SYNC_TIMEOUT));
       ResourceHandler handler = new ResourceHandler(registry, store, clock, limits);
-      WatchStreamer streamer = new WatchStreamer();
+      PrometheusMeterRegistry meters = AgentMeters.create(opened);
+      if (replication != null) {
+        AgentMeters.raft(meters, replication);
+      }
+      WatchStreamer streamer = new WatchStreamer(meters, store::revision);
       ResourceGrpcService resources = new ResourceGrpcService(handler, streamer, CommonPools.blockingTaskExecutor());
       AccessControl access = opened.add(acls
           ? AccessControl.enabled(store, handler, clock)
@@ -426,7 +430,6 @@ public final class Agent implements AutoCloseable {
               .useBlockingTaskExecutor(false)
               .maxRequestMessageLength(maxRequestBytes)
               .build();
-      PrometheusMeterRegistry meters = AgentMeters.create(opened);
       AtomicBoolean ready = new AtomicBoolean();
       long descriptors = ConnectionLimits.descriptorLimit();
       ConnectionLimits connectionLimits = ConnectionLimits.of(maxConnections, maxConnectionsPerClient, descriptors);

@@ -3,7 +3,11 @@ package io.setpoint.server.agent;
 import com.linecorp.armeria.common.grpc.GrpcMeterIdPrefixFunction;
 import com.linecorp.armeria.server.ServerBuilder;
 import com.linecorp.armeria.server.metric.MetricCollectingService;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -14,6 +18,8 @@ import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.setpoint.storage.Replication;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The agent's registry, served at {@code /metrics}: the JVM's meters (memory, GC, threads, classes,
@@ -54,6 +60,26 @@ final class AgentMeters {
     new ProcessorMetrics().bindTo(meters);
     new UptimeMetrics().bindTo(meters);
     return meters;
+  }
+
+  /**
+   * This member's Raft: {@code setpoint_raft_term}, {@code _commit_index}, {@code _applied_index},
+   * {@code _apply_lag} (entries committed, not yet applied here), {@code _leader} (1 on the leader),
+   * {@code setpoint_raft_leader_changes_total} and {@code setpoint_raft_snapshot_seconds} (count
+   * and total time of the snapshots taken).
+   */
+  static void raft(MeterRegistry meters, Replication raft) {
+    Gauge.builder("setpoint.raft.term", raft, r -> r.status().term()).register(meters);
+    Gauge.builder("setpoint.raft.commit.index", raft, r -> r.status().commitIndex()).register(meters);
+    Gauge.builder("setpoint.raft.applied.index", raft, r -> r.status().appliedIndex()).register(meters);
+    Gauge.builder("setpoint.raft.apply.lag", raft, r -> {
+      Replication.RaftStatus s = r.status();
+      return Math.max(0, s.commitIndex() - s.appliedIndex());
+    }).register(meters);
+    Gauge.builder("setpoint.raft.leader", raft, r -> r.isLeader() ? 1 : 0).register(meters);
+    FunctionCounter.builder("setpoint.raft.leader.changes", raft, r -> r.status().leaderChanges()).register(meters);
+    FunctionTimer.builder("setpoint.raft.snapshot", raft, r -> r.status().snapshots(),
+        r -> r.status().snapshotTime().toNanos(), TimeUnit.NANOSECONDS).register(meters);
   }
 
   /** Counts and times every request the server answers, gRPC and HTTP alike. */

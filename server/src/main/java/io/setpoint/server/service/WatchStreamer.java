@@ -1,8 +1,13 @@
 package io.setpoint.server.service;
 
 import io.grpc.Status;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.setpoint.api.v1.WatchEvent;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -10,20 +15,48 @@ import org.slf4j.LoggerFactory;
  * Pumps watches into {@link WatchSink}s (gRPC streams, server-sent events), one virtual thread
  * per watch. It respects the sink's flow control (waits while the consumer is not ready instead
  * of buffering without bound), and ends when the consumer goes away or the watch is closed.
+ *
+ * <p>Meters: {@code setpoint_watches_open}, {@code setpoint_watch_events_total}, and {@code
+ * setpoint_watch_lag_revisions}, how many revisions the store was ahead of each event sent (a
+ * watcher that keeps up sends at 0 or near it; a slow one falls behind).
  */
 public final class WatchStreamer {
   private static final Logger log = LoggerFactory.getLogger(WatchStreamer.class);
   private static final Duration CHECK_INTERVAL = Duration.ofMillis(250);
 
+  /** Lag buckets, in revisions: ten times apart, the first holding the caught-up (0 and 1). */
+  private static final double[] LAG_BUCKETS = {1, 10, 100, 1_000, 10_000, 100_000, 1_000_000};
+
   private final Thread.Builder threads = Thread.ofVirtual().name("setpoint-watch-", 0);
+  private final LongSupplier head;
+  private final AtomicInteger open = new AtomicInteger();
+  private final Counter events;
+  private final DistributionSummary lag;
+
+  /** Streams watches of a store whose current revision {@code head} reads, metered in {@code meters}. */
+  public WatchStreamer(MeterRegistry meters, LongSupplier head) {
+    this.head = head;
+    meters.gauge("setpoint.watches.open", open);
+    this.events = Counter.builder("setpoint.watch.events").description("Watch events sent").register(meters);
+    this.lag = DistributionSummary.builder("setpoint.watch.lag").baseUnit("revisions")
+        .description("How far the store was ahead of each watch event sent")
+        .serviceLevelObjectives(LAG_BUCKETS).register(meters);
+  }
 
   /** Streams {@code watch} into {@code sink} until either side ends it. */
   public void stream(FilteredWatch watch, WatchSink sink) {
     sink.onCancel(watch::close);
-    threads.start(() -> pump(watch, sink));
+    open.incrementAndGet();
+    threads.start(() -> {
+      try {
+        pump(watch, sink);
+      } finally {
+        open.decrementAndGet();
+      }
+    });
   }
 
-  private static void pump(FilteredWatch watch, WatchSink sink) {
+  private void pump(FilteredWatch watch, WatchSink sink) {
     try (watch) {
       while (!sink.isCancelled()) {
         WatchEvent event = watch.poll(CHECK_INTERVAL);
@@ -37,6 +70,10 @@ public final class WatchStreamer {
           sink.awaitReady(CHECK_INTERVAL);
         }
         sink.send(event);
+        events.increment();
+        if (event.getRevision() != 0) {
+          lag.record(Math.max(0, head.getAsLong() - event.getRevision()));
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -39,6 +39,12 @@ class ReadinessTest {
       String base = "http://127.0.0.1:" + agent.port();
       await().atMost(Duration.ofSeconds(60)).until(() -> get(http, base + "/readyz").statusCode() == 200);
       assertThat(get(http, base + "/readyz").body()).isEqualTo("ready\n");
+      assertThat(get(http, base + "/metrics").body())
+          .containsPattern("setpoint_raft_term [1-9]")
+          .containsPattern("setpoint_raft_commit_index [1-9]")
+          .containsPattern("setpoint_raft_applied_index [1-9]")
+          .contains("setpoint_raft_apply_lag ", "setpoint_raft_leader ", "setpoint_raft_snapshot_seconds_count ")
+          .containsPattern("setpoint_raft_leader_changes_total [1-9]");
 
       // Its peer stops: no majority, so no leader (a leader alone steps down).
       peer.close();

@@ -123,6 +123,7 @@ public final class RaftBackend implements Backend, Replication {
   private final ReadBarrier reads;
   private final Duration timeout;
   private final MemberHealth health;
+  private final RaftActivity activity;
   /** Runs {@link #health}'s checks and restarts. */
   private final ScheduledExecutorService healthTimer;
   private volatile boolean closed;
@@ -137,7 +138,9 @@ public final class RaftBackend implements Backend, Replication {
       RaftGroup group,
       ExecutorService replies,
       MemberHealth health,
-      ScheduledExecutorService healthTimer) {
+      ScheduledExecutorService healthTimer,
+      RaftActivity activity) {
+    this.activity = activity;
     this.config = config;
     this.self = RatisSettings.peerId(config.nodeName());
     this.store = store;
@@ -182,6 +185,7 @@ public final class RaftBackend implements Backend, Replication {
     // First, so that unusable TLS files fail before anything starts.
     var parameters = RatisSettings.parameters(config);
     ReplicatedStore store = new ReplicatedStore(config.limits());
+    RaftActivity activity = new RaftActivity();
     LeadershipEvents leadership = new LeadershipEvents();
     RaftGroup group = RatisSettings.group(config);
     var properties = RatisSettings.properties(config);
@@ -209,7 +213,7 @@ public final class RaftBackend implements Backend, Replication {
               .setStateMachineRegistry(groupId -> {
                 boolean firstDivision = !started.getAndSet(true);
                 return new StoreStateMachine(
-                    store, leadership, forwarded, health, beforeApply, firstDivision, first.getAndSet(null));
+                    store, leadership, forwarded, health, beforeApply, firstDivision, first.getAndSet(null), activity);
               })
               .setProperties(properties)
               .setParameters(parameters)
@@ -223,7 +227,7 @@ public final class RaftBackend implements Backend, Replication {
       Function<RaftPeerId, RaftClient> newForwarder =
           firstAsked -> client(forwarding, parameters, group, forwardRetries, firstAsked);
       RaftBackend backend = new RaftBackend(
-          config, store, leadership, server, client, newForwarder, group, replies, health, healthTimer);
+          config, store, leadership, server, client, newForwarder, group, replies, health, healthTimer, activity);
       forwarded.open(backend.writes, backend::ownEntry);
       health.attach(server, group, RatisSettings.peerId(config.nodeName()), backend::stopWrites);
       return backend;
@@ -444,7 +448,7 @@ public final class RaftBackend implements Backend, Replication {
     return target;
   }
 
-  /** The store revision this member has applied. */
+  @Override
   public long revision() {
     return store.applied().get();
   }
@@ -473,6 +477,23 @@ public final class RaftBackend implements Backend, Replication {
   }
 
   // ---- internals
+
+  @Override
+  public RaftStatus status() {
+    long term = 0;
+    long commit = 0;
+    long applied = 0;
+    try {
+      RaftServer.Division division = server.getDivision(RatisSettings.GROUP_ID);
+      term = division.getInfo().getCurrentTerm();
+      commit = division.getRaftLog().getLastCommittedIndex();
+      applied = division.getInfo().getLastAppliedIndex();
+    } catch (IOException | RuntimeException e) {
+      // The division is down (restarting after a log failure, or closed): positions read 0.
+    }
+    return new RaftStatus(term, commit, applied, activity.leaderChanges.get(), activity.snapshots.get(),
+        Duration.ofNanos(activity.snapshotNanos.get()));
+  }
 
   /** The index of the last Raft log entry this member applied (for tests of group commit). */
   long lastAppliedLogIndex() {

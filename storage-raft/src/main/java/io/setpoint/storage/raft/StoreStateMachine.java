@@ -53,6 +53,7 @@ final class StoreStateMachine extends BaseStateMachine {
   private static final Logger log = LoggerFactory.getLogger(StoreStateMachine.class);
 
   private final ReplicatedStore store;
+  private final RaftActivity activity;
   private final Consumer<Boolean> leadership;
   private final ForwardedWrites forwarded;
   private final MemberHealth health;
@@ -88,7 +89,9 @@ final class StoreStateMachine extends BaseStateMachine {
       MemberHealth health,
       Consumer<Batch> beforeApply,
       boolean firstDivision,
-      StartupCheck.Start start) {
+      StartupCheck.Start start,
+      RaftActivity activity) {
+    this.activity = activity;
     this.store = store;
     this.leadership = leadership;
     this.forwarded = forwarded;
@@ -191,6 +194,7 @@ final class StoreStateMachine extends BaseStateMachine {
 
   @Override
   public long takeSnapshot() throws IOException {
+    long started = System.nanoTime();
     TermIndex last = getLastAppliedTermIndex();
     // While a restarted division replays entries the store already holds, the store is ahead of
     // the index a snapshot would be labelled with.
@@ -217,6 +221,7 @@ final class StoreStateMachine extends BaseStateMachine {
     storage.updateLatestSnapshot(taken);
     latestSnapshot = taken;
     log.debug("snapshot of {} resources at revision {} as of log {}", live.size(), revision, last);
+    activity.snapshotTaken(System.nanoTime() - started);
     return last.getIndex();
   }
 
@@ -281,6 +286,7 @@ final class StoreStateMachine extends BaseStateMachine {
 
   @Override
   public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
+    activity.leaderChanges.incrementAndGet();
     if (!member.getPeerId().equals(newLeader)) {
       leadership.accept(false);
     }

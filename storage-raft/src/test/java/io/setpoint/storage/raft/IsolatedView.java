@@ -37,6 +37,11 @@ final class IsolatedView implements Backend {
   }
 
   @Override
+  public long revision() {
+    return shared.revision();
+  }
+
+  @Override
   public Resource read(Consistency consistency, ID id) {
     return out(shared.read(consistency, in(id)));
   }

@@ -92,7 +92,7 @@ public final class MemoryBackend implements Backend {
     return hub.open(writer, () -> index, this::checkOpen, new Query(type, tenancy, namePrefix), sinceRevision);
   }
 
-  /** The revision of the last committed change. */
+  @Override
   public long revision() {
     return index.revision();
   }

@@ -6,7 +6,6 @@ import io.setpoint.api.controller.v1.ReconcileInfo;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code setpoint controller history CONTROLLER [TYPE NAME]}: what a controller reconciled lately, and why. */
@@ -25,28 +24,23 @@ final class ControllerHistoryCommand extends ResourceCall {
   @Parameters(index = "2", arity = "0..1", paramLabel = "NAME", description = NAME_HELP)
   private String name;
 
-  @Mixin private TenancyOptions tenancy;
-
-  @Mixin private OutputOption output;
-
-  @Option(names = "-limit", paramLabel = "N", defaultValue = "50", description = "At most N reconciles (default: ${DEFAULT-VALUE}; at most 256).")
-  private int limit;
+  @Mixin private ReconcilesOptions options;
 
   @Override
   int run() {
-    ListReconcilesRequest.Builder request = ListReconcilesRequest.newBuilder().setController(controller).setLimit(limit);
+    ListReconcilesRequest.Builder request = ListReconcilesRequest.newBuilder().setController(controller).setLimit(options.limit);
     if (type != null) {
       if (name == null) {
         throw new CliException("give the resource as TYPE NAME, or neither");
       }
-      request.setId(Ids.of(type(type), tenancy.tenancy(), name));
+      request.setId(Ids.of(type(type), options.tenancy.tenancy(), name));
     }
     List<ReconcileInfo> reconciles = client.reconciles(request.build());
-    if (reconciles.isEmpty() && output.format == Format.table) {
+    if (reconciles.isEmpty() && options.output.format == Format.table) {
       err().println("No reconciles of " + controller + (type == null ? "" : " for " + type + " " + name) + " on this member.");
       return 0;
     }
-    ReconcilesPrinter.print(out(), output.format, reconciles);
+    ReconcilesPrinter.print(out(), options.output.format, reconciles);
     return 0;
   }
 }

@@ -7,7 +7,6 @@ import io.setpoint.api.v1.ID;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code setpoint why TYPE NAME}: the reconciles that touched a resource, and what caused them. */
@@ -22,22 +21,17 @@ final class WhyCommand extends ResourceCall {
   @Parameters(index = "1", paramLabel = "NAME", description = NAME_HELP)
   private String name;
 
-  @Mixin private TenancyOptions tenancy;
-
-  @Mixin private OutputOption output;
-
-  @Option(names = "-limit", paramLabel = "N", defaultValue = "50", description = "At most N reconciles (default: ${DEFAULT-VALUE}; at most 256).")
-  private int limit;
+  @Mixin private ReconcilesOptions options;
 
   @Override
   int run() {
-    ID id = Ids.of(type(type), tenancy.tenancy(), name);
-    List<ReconcileInfo> reconciles = client.reconciles(ListReconcilesRequest.newBuilder().setId(id).setLimit(limit).build());
-    if (reconciles.isEmpty() && output.format == Format.table) {
+    ID id = Ids.of(type(type), options.tenancy.tenancy(), name);
+    List<ReconcileInfo> reconciles = client.reconciles(ListReconcilesRequest.newBuilder().setId(id).setLimit(options.limit).build());
+    if (reconciles.isEmpty() && options.output.format == Format.table) {
       err().println("No controller of this member reconciled " + Ids.format(id) + " lately, nor because of it.");
       return 0;
     }
-    ReconcilesPrinter.print(out(), output.format, reconciles);
+    ReconcilesPrinter.print(out(), options.output.format, reconciles);
     return 0;
   }
 }

@@ -1,9 +1,9 @@
 package io.setpoint.controller.loop;
 
 import com.google.protobuf.Any;
-import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Timestamp;
 import io.setpoint.api.Ids;
+import io.setpoint.api.Leases;
 import io.setpoint.api.Types;
 import io.setpoint.api.core.v1.Lease;
 import io.setpoint.api.v1.ID;
@@ -72,7 +72,7 @@ final class Heartbeat {
     if (beat.isEmpty()) {
       return false;
     }
-    Timestamp expires = decode(beat.get()).getExpiresAt();
+    Timestamp expires = Leases.of(beat.get()).getExpiresAt();
     return clock.instant().isBefore(Instant.ofEpochSecond(expires.getSeconds(), expires.getNanos()));
   }
 
@@ -130,8 +130,8 @@ final class Heartbeat {
     Lease beat = Lease.newBuilder()
         .setGroup(group)
         .setHolder(holder)
-        .setRenewedAt(timestamp(now))
-        .setExpiresAt(timestamp(now.plus(validFor)))
+        .setRenewedAt(Leases.timestamp(now))
+        .setExpiresAt(Leases.timestamp(now.plus(validFor)))
         .build();
     // Only this instance writes its heartbeat, so a blind write is safe.
     return client.write(Resource.newBuilder().setId(idOf(holder)).setData(Any.pack(beat)).build());
@@ -139,17 +139,5 @@ final class Heartbeat {
 
   private ID idOf(String holderId) {
     return Ids.of(Types.LEASE, namePrefix + holderId);
-  }
-
-  static Lease decode(Resource resource) {
-    try {
-      return resource.getData().unpack(Lease.class);
-    } catch (InvalidProtocolBufferException e) {
-      throw new IllegalStateException(Ids.format(resource.getId()) + " is not a core.v1.Lease", e);
-    }
-  }
-
-  static Timestamp timestamp(Instant instant) {
-    return Timestamp.newBuilder().setSeconds(instant.getEpochSecond()).setNanos(instant.getNano()).build();
   }
 }

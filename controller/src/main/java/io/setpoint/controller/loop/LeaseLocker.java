@@ -2,6 +2,7 @@ package io.setpoint.controller.loop;
 
 import com.google.protobuf.Any;
 import io.grpc.Status.Code;
+import io.setpoint.api.Leases;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Types;
 import io.setpoint.api.core.v1.Lease;
@@ -100,7 +101,7 @@ public final class LeaseLocker<K> implements Locker<K> {
       return create(key, id, own);
     }
     Resource resource = current.get();
-    Lease lease = Heartbeat.decode(resource);
+    Lease lease = Leases.of(resource);
     if (lease.getHolder().equals(holder)) {
       held.add(key);
       return true;
@@ -110,7 +111,7 @@ public final class LeaseLocker<K> implements Locker<K> {
     }
     try {
       client.write(resource.toBuilder()
-          .setData(Any.pack(lease.toBuilder().setHolder(holder).setRenewedAt(Heartbeat.timestamp(clock.instant())).build()))
+          .setData(Any.pack(lease.toBuilder().setHolder(holder).setRenewedAt(Leases.timestamp(clock.instant())).build()))
           .build());
       log.info("lease of {} in {} taken over from {} (its heartbeat expired) by {}",
           lease.getKey(), group, lease.getHolder(), holder);
@@ -160,12 +161,12 @@ public final class LeaseLocker<K> implements Locker<K> {
 
   private boolean create(K key, ID id, ID own) {
     Lease lease = Lease.newBuilder().setGroup(group).setKey(keyText.apply(key)).setHolder(holder)
-        .setRenewedAt(Heartbeat.timestamp(clock.instant())).build();
+        .setRenewedAt(Leases.timestamp(clock.instant())).build();
     try {
       // Owned by our heartbeat: if another instance created the lease meanwhile, its owner differs
       // and the server refuses this write, since an owner never changes.
       Resource stored = client.write(Resource.newBuilder().setId(id).setOwner(own).setData(Any.pack(lease)).build());
-      if (Heartbeat.decode(stored).getHolder().equals(holder)) {
+      if (Leases.of(stored).getHolder().equals(holder)) {
         held.add(key);
         return true;
       }
@@ -180,7 +181,7 @@ public final class LeaseLocker<K> implements Locker<K> {
 
   private void deleteIfOurs(ID id) {
     client.findConsistent(id).ifPresent(resource -> {
-      if (Heartbeat.decode(resource).getHolder().equals(holder)) {
+      if (Leases.of(resource).getHolder().equals(holder)) {
         try {
           client.delete(resource.getId(), resource.getVersion());
         } catch (SetpointException e) {

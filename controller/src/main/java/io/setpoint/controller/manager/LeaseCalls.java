@@ -1,8 +1,5 @@
 package io.setpoint.controller.manager;
 
-import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.protobuf.Timestamp;
-import io.setpoint.api.Ids;
 import io.setpoint.api.core.v1.Lease;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
@@ -11,7 +8,6 @@ import io.setpoint.client.SetpointException;
 import io.setpoint.controller.time.Ticker;
 import java.net.InetAddress;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
@@ -91,18 +87,6 @@ final class LeaseCalls {
       }
       throw e;
     }
-  }
-
-  static Lease lease(Resource resource) {
-    try {
-      return resource.getData().unpack(Lease.class);
-    } catch (InvalidProtocolBufferException e) {
-      throw new IllegalStateException(Ids.format(resource.getId()) + " does not hold a core.v1.Lease", e);
-    }
-  }
-
-  static Timestamp timestamp(Instant instant) {
-    return Timestamp.newBuilder().setSeconds(instant.getEpochSecond()).setNanos(instant.getNano()).build();
   }
 
   /** Checks that lease timings nest: retry period, then renew deadline, then lease duration. */

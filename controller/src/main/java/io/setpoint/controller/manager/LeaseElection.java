@@ -164,7 +164,7 @@ public final class LeaseElection implements Leadership {
     if (fence != null && held != null) {
       fence = null;
       try {
-        Lease lease = LeaseCalls.lease(held);
+        Lease lease = Leases.of(held);
         calls.call(client.async().write(held.toBuilder()
             .setData(Any.pack(lease.toBuilder().setExpiresAt(lease.getRenewedAt()).build()))
             .build()), ticker.read() + renewDeadline.toNanos());
@@ -220,7 +220,7 @@ public final class LeaseElection implements Leadership {
       return;
     }
     Resource stored = current.get();
-    Lease lease = LeaseCalls.lease(stored);
+    Lease lease = Leases.of(stored);
     if (!stored.getVersion().equals(observedVersion)) {
       observedVersion = stored.getVersion();
       observedSince = now;
@@ -239,7 +239,7 @@ public final class LeaseElection implements Leadership {
 
   private void renew() throws InterruptedException {
     long sent = ticker.read();
-    Lease lease = LeaseCalls.lease(held);
+    Lease lease = Leases.of(held);
     Resource renewed;
     try {
       renewed = calls.call(client.async().write(held.toBuilder()
@@ -259,13 +259,13 @@ public final class LeaseElection implements Leadership {
   private Lease term(Lease.Builder lease, long epoch) {
     Instant now = clock.instant();
     return lease.setGroup(GROUP).setKey("").setHolder(holder).setEpoch(epoch)
-        .setRenewedAt(LeaseCalls.timestamp(now)).setExpiresAt(LeaseCalls.timestamp(now.plus(leaseDuration))).build();
+        .setRenewedAt(Leases.timestamp(now)).setExpiresAt(Leases.timestamp(now.plus(leaseDuration))).build();
   }
 
   private void lead(Resource lease, long sentAt) {
     held = lease;
     renewedAt = sentAt;
-    long epoch = LeaseCalls.lease(lease).getEpoch();
+    long epoch = Leases.of(lease).getEpoch();
     fence = Fence.newBuilder().setLease(name).setHolder(holder).setEpoch(epoch).build();
     log.info("election {}: {} leads (epoch {})", name, holder, epoch);
     listeners.forEach(Runnable::run);

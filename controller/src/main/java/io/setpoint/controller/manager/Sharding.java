@@ -393,7 +393,7 @@ public final class Sharding {
             .setData(Any.pack(heartbeat(Lease.newBuilder(), 1, List.of()))).build()), now + renewDeadline.toNanos());
       } else {
         // Its own name: a former incarnation of this member, which the raised epoch fences.
-        Lease lease = LeaseCalls.lease(current.get());
+        Lease lease = Leases.of(current.get());
         joined = calls.call(client.async().write(current.get().toBuilder()
             .setData(Any.pack(heartbeat(lease.toBuilder(), lease.getEpoch() + 1, List.of()))).build()),
             now + renewDeadline.toNanos());
@@ -404,7 +404,7 @@ public final class Sharding {
       }
       throw e;
     }
-    long epoch = LeaseCalls.lease(joined).getEpoch();
+    long epoch = Leases.of(joined).getEpoch();
     synchronized (lock) {
       held = joined;
       renewedAt = now;
@@ -421,7 +421,7 @@ public final class Sharding {
 
   /** Renews the heartbeat with the view adopted now, which it then publishes. */
   private void renew(long sent) throws InterruptedException {
-    Lease lease = LeaseCalls.lease(held);
+    Lease lease = Leases.of(held);
     List<String> view = adopted;
     try {
       held = calls.call(client.async().write(held.toBuilder()
@@ -481,7 +481,7 @@ public final class Sharding {
     Set<String> quiet = new HashSet<>();
     Map<String, Observed> seen = new HashMap<>();
     for (Resource r : heartbeats) {
-      Lease lease = LeaseCalls.lease(r);
+      Lease lease = Leases.of(r);
       if (!lease.getGroup().equals(GROUP) || !lease.getKey().equals(name) || r.getId().getName().equals(id.getName())) {
         continue;
       }
@@ -544,7 +544,7 @@ public final class Sharding {
     Instant now = clock.instant();
     return lease.setGroup(GROUP).setKey(name).setHolder(member).setEpoch(epoch)
         .clearView().addAllView(view)
-        .setRenewedAt(LeaseCalls.timestamp(now)).setExpiresAt(LeaseCalls.timestamp(now.plus(leaseDuration))).build();
+        .setRenewedAt(Leases.timestamp(now)).setExpiresAt(Leases.timestamp(now.plus(leaseDuration))).build();
   }
 
   /**

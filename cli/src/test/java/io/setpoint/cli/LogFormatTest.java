@@ -40,6 +40,9 @@ class LogFormatTest {
         .endsWith("[WARN ] Workers: [demo-artist] demo.v2.Artist/default/default/nina reconcile failed");
     assertThat(line(layout, logger, Level.INFO, "handled", Map.of("controller", "inventory", "key", "sku-1")))
         .endsWith("[INFO ] Workers: [inventory] sku-1 handled");
+    assertThat(line(layout, logger, Level.INFO, "traced", Map.of("controller", "demo-artist", "resource", "a/b",
+        "trace_id", "4bf92f3577b34da6a3ce929d0e0e4736")))
+        .endsWith("[INFO ] Workers: [demo-artist] a/b trace=4bf92f3577b34da6a3ce929d0e0e4736 traced");
   }
 
   private static String line(PatternLayout layout, Logger logger, Level level, String message, Map<String, String> mdc) {

@@ -6,6 +6,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
+import io.opentelemetry.api.OpenTelemetry;
 import io.setpoint.api.operator.v1.ListPeersResponse;
 import io.setpoint.api.acl.v1.BootstrapResponse;
 import io.setpoint.api.acl.v1.CreateTokenRequest;
@@ -329,6 +330,7 @@ public final class SetpointClient implements AutoCloseable {
     private String address = "localhost:8500";
     private String token;
     private Duration deadline = Duration.ofSeconds(30);
+    private OpenTelemetry openTelemetry;
     private Path trustedCa;
     private Path clientCertificate;
     private Path clientKey;
@@ -374,6 +376,15 @@ public final class SetpointClient implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Traces every call with {@code openTelemetry} ({@link ClientTracing}): a span per call, and the
+     * trace context sent to the server. Default: no tracing.
+     */
+    public Builder openTelemetry(OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+      return this;
+    }
+
     /** How long a unary call may take (default 30 seconds). Watches have no deadline. */
     public Builder deadline(Duration deadline) {
       if (deadline.isNegative() || deadline.isZero()) {
@@ -415,6 +426,9 @@ public final class SetpointClient implements AutoCloseable {
         builder.sslContext(ClientTls.context(trustedCa, clientCertificate, clientKey)).useTransportSecurity();
       } else {
         builder.usePlaintext();
+      }
+      if (openTelemetry != null) {
+        builder.intercept(ClientTracing.of(openTelemetry));
       }
       ManagedChannel channel = builder.build();
       Channel calls = channel;

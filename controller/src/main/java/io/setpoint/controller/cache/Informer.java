@@ -287,8 +287,9 @@ final class Informer {
       while (watch.hasNext()) {
         WatchEvent event = watch.next();
         switch (event.getEventCase()) {
-          case UPSERT -> upsert(interner.intern(event.getUpsert().getResource()), event.getRevision(), false);
-          case DELETE -> delete(event.getDelete().getResource(), event.getRevision());
+          case UPSERT -> upsert(interner.intern(event.getUpsert().getResource()), event.getRevision(), false,
+              event.getTraceparent());
+          case DELETE -> delete(event.getDelete().getResource(), event.getRevision(), event.getTraceparent());
           case END_OF_SNAPSHOT -> advance(event.getRevision());
           default -> log.warn("ignoring an unknown watch event for {}", Types.format(type));
         }
@@ -374,7 +375,7 @@ final class Informer {
       for (Resource listed : page.getResourcesList()) {
         Resource resource = interner.intern(listed);
         seen.add(Keys.of(resource.getId()));
-        upsert(resource, at, initial);
+        upsert(resource, at, initial, "");
       }
       token = page.getNextPageToken();
     } while (!token.isEmpty());
@@ -403,7 +404,7 @@ final class Informer {
     return out;
   }
 
-  private void upsert(Resource resource, long eventRevision, boolean initialSnapshot) {
+  private void upsert(Resource resource, long eventRevision, boolean initialSnapshot, String traceparent) {
     if (isStaleReplay(resource, eventRevision, version(resource))) {
       advance(eventRevision);
       return;
@@ -412,18 +413,18 @@ final class Informer {
     advance(eventRevision);
     // The first snapshot is reconciled wholesale at startup; later snapshots only report changes.
     if (!initialSnapshot && (previous == null || !previous.getVersion().equals(resource.getVersion()))) {
-      listener.accept(new ResourceEvent(ResourceEvent.Kind.UPSERT, previous, resource, eventRevision));
+      listener.accept(new ResourceEvent(ResourceEvent.Kind.UPSERT, previous, resource, eventRevision, traceparent));
     }
   }
 
-  private void delete(Resource resource, long eventRevision) {
+  private void delete(Resource resource, long eventRevision, String traceparent) {
     if (isStaleReplay(resource, eventRevision, eventRevision)) {
       advance(eventRevision);
       return;
     }
     Resource previous = store.remove(Keys.of(resource.getId()));
     advance(eventRevision);
-    listener.accept(new ResourceEvent(ResourceEvent.Kind.DELETE, previous, resource, eventRevision));
+    listener.accept(new ResourceEvent(ResourceEvent.Kind.DELETE, previous, resource, eventRevision, traceparent));
   }
 
   /**

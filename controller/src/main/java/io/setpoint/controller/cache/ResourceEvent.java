@@ -8,8 +8,15 @@ import io.setpoint.api.v1.Resource;
  * @param previous what the cache held before, or null for a new resource
  * @param resource the new state, or for a delete the last state
  * @param revision the store revision of the change
+ * @param traceparent the W3C trace context of the write that made it, when the server traces; empty
+ *     otherwise
  */
-public record ResourceEvent(Kind kind, Resource previous, Resource resource, long revision) {
+public record ResourceEvent(Kind kind, Resource previous, Resource resource, long revision, String traceparent) {
+  /** An event with no trace context. */
+  public ResourceEvent(Kind kind, Resource previous, Resource resource, long revision) {
+    this(kind, previous, resource, revision, "");
+  }
+
   /** Which kind of change. */
   public enum Kind {
     UPSERT,

@@ -63,7 +63,7 @@ final class ControllerRunner implements Runner {
   private record Registration(io.setpoint.api.v1.Type type, Consumer<ResourceEvent> listener) {}
 
   ControllerRunner(ControllerSpec controller, SharedCache cache, ControllerTools tools, ControllerMetrics metrics,
-      ReconcileHistory history, Ticker ticker, SlotGate shard) {
+      ReconcileHistory history, ReconcileTracing tracing, Ticker ticker, SlotGate shard) {
     this.controller = controller;
     this.shard = shard;
     this.cache = cache;
@@ -83,6 +83,9 @@ final class ControllerRunner implements Runner {
         this::reconcile);
     // Without the uid: a resource's history is by name, whatever the request that queued it held.
     workers.journal(history, request -> Ids.format(request.id().toBuilder().clearUid().build()));
+    if (tracing != null) {
+      workers.trace(tracing);
+    }
     if (shard != null) {
       workers.admit(new Workers.Admission<>() {
         @Override
@@ -262,6 +265,6 @@ final class ControllerRunner implements Runner {
 
   private static Trigger eventTrigger(ResourceEvent event) {
     return Trigger.event((event.isDelete() ? "delete " : "upsert ")
-        + Ids.format(event.resource().getId()) + " @ revision " + event.revision());
+        + Ids.format(event.resource().getId()) + " @ revision " + event.revision(), event.traceparent());
   }
 }

@@ -2,6 +2,8 @@ package io.setpoint.controller.manager;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Tracer;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.HashRange;
@@ -60,6 +62,8 @@ public final class Manager implements AutoCloseable {
   private final Sharding sharding;
   private final Clock clock;
   private final Ticker ticker;
+  /** Null when the manager does not trace. */
+  private final Tracer tracer;
   private final Duration drain;
   private final Map<String, Supervised> controllers = new ConcurrentHashMap<>();
   private final Map<String, Supervisor> loops = new ConcurrentHashMap<>();
@@ -80,6 +84,7 @@ public final class Manager implements AutoCloseable {
     this.meters = b.meters;
     this.clock = b.clock;
     this.ticker = b.ticker;
+    this.tracer = b.openTelemetry == null ? null : b.openTelemetry.getTracer("io.setpoint.controller");
     this.election = b.election == null ? null : b.election.build(b.client, b.ticker, b.clock);
     this.leadership = election != null ? election : b.leadership;
     // A leader that steps down must have stopped its controllers before a standby can take over.
@@ -465,7 +470,8 @@ public final class Manager implements AutoCloseable {
   private ControllerRunner runner(ControllerSpec controller, ControllerMetrics metrics) {
     ReconcileHistory history = histories.computeIfAbsent(controller.name(),
         n -> new ReconcileHistory(n, clock, ReconcileHistory.CAPACITY, ReconcileHistory.KEYS));
-    return new ControllerRunner(controller, cache, tools(controller), metrics, history, ticker,
+    ReconcileTracing tracing = tracer == null ? null : new ReconcileTracing(tracer, clock, controller.name());
+    return new ControllerRunner(controller, cache, tools(controller), metrics, history, tracing, ticker,
         controller.placement() == Placement.SHARDED ? sharding.gate() : null);
   }
 
@@ -489,6 +495,7 @@ public final class Manager implements AutoCloseable {
   public static final class Builder {
     private SetpointClient client;
     private MeterRegistry meters = new SimpleMeterRegistry();
+    private OpenTelemetry openTelemetry;
     private Leadership leadership = Leadership.always();
     private Clock clock = Clock.systemUTC();
     private Ticker ticker = Ticker.system();
@@ -501,6 +508,17 @@ public final class Manager implements AutoCloseable {
     /** The server connection (required); in-process in the agent, gRPC elsewhere. */
     public Builder client(SetpointClient client) {
       this.client = Objects.requireNonNull(client, "client");
+      return this;
+    }
+
+    /**
+     * Traces every reconcile with {@code openTelemetry} (default: none, and then tracing costs
+     * nothing): a {@code queue NAME} and a {@code reconcile NAME} span per run, in the trace of the
+     * write whose watch event caused it, with the reconciler's client calls inside when its client
+     * traces too ({@code SetpointClient.Builder.openTelemetry}).
+     */
+    public Builder openTelemetry(OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
       return this;
     }
 

@@ -76,6 +76,7 @@ final class Workers<K> {
   private volatile Consumer<Throwable> failed = cause -> {};
   private volatile Admission<K> admission;
   private volatile ReconcileHistory history;
+  private volatile ReconcileTracing tracing;
   private volatile Function<K, String> keyText = String::valueOf;
   private volatile boolean stopping;
 
@@ -105,6 +106,11 @@ final class Workers<K> {
   void journal(ReconcileHistory history, Function<K, String> keyText) {
     this.keyText = Objects.requireNonNull(keyText, "keyText");
     this.history = Objects.requireNonNull(history, "history");
+  }
+
+  /** Traces every run with {@code tracing} (before {@link #start}). */
+  void trace(ReconcileTracing tracing) {
+    this.tracing = Objects.requireNonNull(tracing, "tracing");
   }
 
   /** Starts {@code concurrency} workers. */
@@ -176,6 +182,11 @@ final class Workers<K> {
     metrics.workerStarted();
     String outcome;
     String message = "";
+    ReconcileTracing tracer = tracing;
+    ReconcileTracing.Run traced = tracer == null ? null : tracer.start(keyText.apply(key), item.triggers(), waited);
+    if (traced != null) {
+      MDC.put("trace_id", traced.span().getSpanContext().getTraceId());
+    }
     try {
       log.debug("reconciling {} after {} ms in the queue, because {}", key, waited.toMillis(), item.triggers());
       Result result = body.run(ctx);
@@ -213,9 +224,13 @@ final class Workers<K> {
       metrics.workerFinished();
       MDC.remove(policy.mdcKey());
       MDC.remove("controller");
+      MDC.remove("trace_id");
     }
     Duration took = Duration.ofNanos(ticker.read() - started);
     metrics.reconciled(outcome, took);
+    if (traced != null) {
+      traced.end(outcome, message);
+    }
     ReconcileHistory journal = history;
     if (journal != null) {
       journal.add(keyText.apply(key), item.triggers(), waited, took, outcome, message);

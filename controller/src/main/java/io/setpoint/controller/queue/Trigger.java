@@ -8,8 +8,10 @@ import java.util.Objects;
  * @param kind the category of cause
  * @param detail free-form text for people, such as {@code "upsert demo.v2.Artist/default/default/
  *     miles @ revision 7"}; empty when the kind says it all
+ * @param traceparent the W3C trace context of what caused it (the write behind a watch event), so
+ *     the reconcile joins that trace; empty when there is none
  */
-public record Trigger(Kind kind, String detail) {
+public record Trigger(Kind kind, String detail, String traceparent) {
 
   /** The category of a {@link Trigger}. */
   public enum Kind {
@@ -30,10 +32,21 @@ public record Trigger(Kind kind, String detail) {
   private static final Trigger STARTUP = new Trigger(Kind.STARTUP, "");
   private static final Trigger RESYNC = new Trigger(Kind.RESYNC, "");
 
-  /** Checks that neither component is null. */
+  /** Checks that no component is null. */
   public Trigger {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(detail, "detail");
+    Objects.requireNonNull(traceparent, "traceparent");
+  }
+
+  /** A trigger with no trace context. */
+  public Trigger(Kind kind, String detail) {
+    this(kind, detail, "");
+  }
+
+  /** An event trigger caused by what {@code traceparent} traces. */
+  public static Trigger event(String detail, String traceparent) {
+    return new Trigger(Kind.EVENT, detail, traceparent);
   }
 
   /** A trigger of {@code kind} with {@code detail}. */

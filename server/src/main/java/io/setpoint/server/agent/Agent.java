@@ -27,9 +27,11 @@ import io.setpoint.server.service.CallerAuthorizer;
 import io.setpoint.server.service.GrpcFailures;
 import io.setpoint.server.service.ResourceGrpcService;
 import io.setpoint.server.service.ResourceHandler;
+import io.setpoint.server.service.ServerTracing;
 import io.setpoint.server.service.ServiceLimits;
 import io.setpoint.server.service.TypeGrpcService;
 import io.setpoint.server.service.WatchStreamer;
+import io.setpoint.server.service.WriteTraces;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Health;
 import io.setpoint.storage.Replication;
@@ -38,12 +40,15 @@ import io.setpoint.storage.memory.MemoryBackend;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
+import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
+import io.opentelemetry.api.OpenTelemetry;
+import io.setpoint.client.ClientTracing;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.manager.Leadership;
 import io.setpoint.controller.manager.Manager;
@@ -196,6 +201,7 @@ public final class Agent implements AutoCloseable {
     private Consumer<Manager> controllers = manager -> {};
     private Backend backend;
     private Clock clock = Clock.systemUTC();
+    private OpenTelemetry openTelemetry;
     private Ticker ticker = Ticker.system();
     private ServiceLimits limits = ServiceLimits.DEFAULT;
     private int maxRequestBytes = 4 << 20;
@@ -267,6 +273,18 @@ public final class Agent implements AutoCloseable {
     /** The clock that stamps statuses (default: the system clock). */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Traces with {@code openTelemetry}: a span per gRPC call (continuing the caller's trace), and
+     * for the agent's controllers a span per reconcile in the trace of the write whose watch event
+     * caused it, with the reconciler's own calls inside. Default: an SDK configured by the standard
+     * {@code OTEL_*} variables when they ask for traces ({@code OTEL_TRACES_EXPORTER}, {@code
+     * OTEL_EXPORTER_OTLP_ENDPOINT}), otherwise no tracing.
+     */
+    public Builder openTelemetry(OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
       return this;
     }
 
@@ -403,8 +421,12 @@ public final class Agent implements AutoCloseable {
       if (replication != null) {
         AgentMeters.raft(meters, replication);
       }
-      WatchStreamer streamer = new WatchStreamer(meters, store::revision);
-      ResourceGrpcService resources = new ResourceGrpcService(handler, streamer, CommonPools.blockingTaskExecutor());
+      OpenTelemetry tracing = openTelemetry != null ? openTelemetry
+          : AgentTracing.requested(System.getenv()) ? opened.add(AgentTracing.fromEnvironment(System.getenv())) : null;
+      WriteTraces traces = tracing == null ? null : new WriteTraces();
+      WatchStreamer streamer = new WatchStreamer(meters, store::revision, traces);
+      ResourceGrpcService resources =
+          new ResourceGrpcService(handler, streamer, CommonPools.blockingTaskExecutor(), traces);
       AccessControl access = opened.add(acls
           ? AccessControl.enabled(store, handler, clock)
           : AccessControl.disabled(store, handler, clock));
@@ -419,7 +441,9 @@ public final class Agent implements AutoCloseable {
       GrpcService grpc =
           GrpcService.builder()
               .addServices(services)
-              .intercept(access.grpcCallers())
+              .intercept(tracing == null
+                  ? new ServerInterceptor[] {access.grpcCallers()}
+                  : new ServerInterceptor[] {access.grpcCallers(), new ServerTracing(tracing)})
               // Undecodable or oversized requests: INVALID_ARGUMENT and RESOURCE_EXHAUSTED with a
               // message, not grpc-java's INTERNAL and Armeria's bare UNKNOWN.
               .exceptionHandler(GrpcFailures.of(maxRequestBytes, services))
@@ -480,17 +504,22 @@ public final class Agent implements AutoCloseable {
       }
       opened.add(() -> server.stop().join());
       String inProcessName = "setpoint-agent-" + UUID.randomUUID();
-      io.grpc.Server inProcess = startInProcess(inProcessName, resources, typeService);
+      io.grpc.Server inProcess = startInProcess(inProcessName, resources, typeService, tracing);
       opened.add(inProcess::shutdownNow);
       SetpointClient local = opened.add(
-          SetpointClient.over(InProcessChannelBuilder.forName(inProcessName).build(), "in-process"));
-      Manager manager = Manager.builder()
+          SetpointClient.over(tracing == null
+              ? InProcessChannelBuilder.forName(inProcessName).build()
+              : InProcessChannelBuilder.forName(inProcessName).intercept(ClientTracing.of(tracing)).build(), "in-process"));
+      Manager.Builder managerBuilder = Manager.builder()
           .leadership(replication == null ? Leadership.always() : new StoreLeadership(replication))
           .client(local)
           .clock(clock)
           .ticker(ticker)
-          .meterRegistry(meters)
-          .build();
+          .meterRegistry(meters);
+      if (tracing != null) {
+        managerBuilder.openTelemetry(tracing);
+      }
+      Manager manager = managerBuilder.build();
       opened.add(manager);
       startedManager.set(manager);
       manager.register(Cascade.controller());
@@ -513,12 +542,16 @@ public final class Agent implements AutoCloseable {
      * The same services on an in-process transport, for the agent's own controllers: no sockets,
      * and an internal identity.
      */
-    private static io.grpc.Server startInProcess(String name, ResourceGrpcService resources, TypeGrpcService types) {
+    private static io.grpc.Server startInProcess(
+        String name, ResourceGrpcService resources, TypeGrpcService types, OpenTelemetry tracing) {
+      ServerInterceptor[] interceptors = tracing == null
+          ? new ServerInterceptor[] {CallerAuthorizer.allowAll()}
+          : new ServerInterceptor[] {CallerAuthorizer.allowAll(), new ServerTracing(tracing)};
       try {
         return InProcessServerBuilder.forName(name)
             .executor(Executors.newVirtualThreadPerTaskExecutor())
-            .addService(ServerInterceptors.intercept(resources, CallerAuthorizer.allowAll()))
-            .addService(ServerInterceptors.intercept(types, CallerAuthorizer.allowAll()))
+            .addService(ServerInterceptors.intercept(resources, interceptors))
+            .addService(ServerInterceptors.intercept(types, interceptors))
             .build()
             .start();
       } catch (IOException e) {

@@ -3,7 +3,10 @@ package io.setpoint.server.service;
 import com.linecorp.armeria.server.annotation.Blocking;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.opentelemetry.api.trace.Span;
+import io.setpoint.api.Ids;
 import io.setpoint.api.v1.DeleteRequest;
+import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.DeleteResponse;
 import io.setpoint.api.v1.ListByOwnerRequest;
 import io.setpoint.api.v1.ListByOwnerResponse;
@@ -36,6 +39,8 @@ import java.util.function.BiFunction;
 public final class ResourceGrpcService extends ResourceServiceGrpc.ResourceServiceImplBase {
   private final ResourceHandler handler;
   private final WatchStreamer streamer;
+  /** Null when the server does not trace. */
+  private final WriteTraces traces;
   private final Executor blocking;
 
   /**
@@ -43,9 +48,32 @@ public final class ResourceGrpcService extends ResourceServiceGrpc.ResourceServi
    *     lost race, an owner check)
    */
   public ResourceGrpcService(ResourceHandler handler, WatchStreamer streamer, Executor blocking) {
+    this(handler, streamer, blocking, null);
+  }
+
+  /** As above, recording the trace of each write in {@code traces} (null: not tracing). */
+  public ResourceGrpcService(ResourceHandler handler, WatchStreamer streamer, Executor blocking, WriteTraces traces) {
     this.handler = handler;
     this.streamer = streamer;
     this.blocking = blocking;
+    this.traces = traces;
+  }
+
+  /** Before the store commits the write, so that no watch event of it goes out without its trace. */
+  private void traced(ID id) {
+    if (traces == null) {
+      return;
+    }
+    ID stored;
+    try {
+      // As the store will name it: the tenancy defaulted by the type's scope.
+      stored = handler.canonicalId("id", true, id);
+    } catch (RuntimeException e) {
+      return; // the call itself answers with what is wrong
+    }
+    Span span = Span.current();
+    span.setAttribute("setpoint.resource", Ids.format(stored.toBuilder().clearUid().build()));
+    traces.record(stored, span.getSpanContext());
   }
 
   @Blocking
@@ -56,12 +84,14 @@ public final class ResourceGrpcService extends ResourceServiceGrpc.ResourceServi
 
   @Override
   public void write(WriteRequest request, StreamObserver<WriteResponse> out) {
+    traced(request.getResource().getId());
     UnaryCalls.answerLater(() -> handler.writeAsync(CallerAuthorizer.current(), request, blocking), out);
   }
 
   @Blocking
   @Override
   public void writeStatus(WriteStatusRequest request, StreamObserver<WriteStatusResponse> out) {
+    traced(request.getId());
     unary(handler::writeStatus, request, out);
   }
 
@@ -80,6 +110,7 @@ public final class ResourceGrpcService extends ResourceServiceGrpc.ResourceServi
   @Blocking
   @Override
   public void delete(DeleteRequest request, StreamObserver<DeleteResponse> out) {
+    traced(request.getId());
     unary(handler::delete, request, out);
   }
 

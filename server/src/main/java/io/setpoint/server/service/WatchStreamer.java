@@ -4,6 +4,7 @@ import io.grpc.Status;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,13 +30,20 @@ public final class WatchStreamer {
 
   private final Thread.Builder threads = Thread.ofVirtual().name("setpoint-watch-", 0);
   private final LongSupplier head;
+  private final WriteTraces traces;
   private final AtomicInteger open = new AtomicInteger();
   private final Counter events;
   private final DistributionSummary lag;
 
   /** Streams watches of a store whose current revision {@code head} reads, metered in {@code meters}. */
   public WatchStreamer(MeterRegistry meters, LongSupplier head) {
+    this(meters, head, null);
+  }
+
+  /** As above, stamping each event with the trace of its write from {@code traces} (null: not tracing). */
+  public WatchStreamer(MeterRegistry meters, LongSupplier head, WriteTraces traces) {
     this.head = head;
+    this.traces = traces;
     meters.gauge("setpoint.watches.open", open);
     this.events = Counter.builder("setpoint.watch.events").description("Watch events sent").register(meters);
     this.lag = DistributionSummary.builder("setpoint.watch.lag").baseUnit("revisions")
@@ -69,7 +77,7 @@ public final class WatchStreamer {
           }
           sink.awaitReady(CHECK_INTERVAL);
         }
-        sink.send(event);
+        sink.send(traces == null ? event : traced(event));
         events.increment();
         if (event.getRevision() != 0) {
           lag.record(Math.max(0, head.getAsLong() - event.getRevision()));
@@ -83,6 +91,16 @@ public final class WatchStreamer {
         endQuietly(sink, Errors.toStatus(e));
       }
     }
+  }
+
+  private WatchEvent traced(WatchEvent event) {
+    Resource resource = switch (event.getEventCase()) {
+      case UPSERT -> event.getUpsert().getResource();
+      case DELETE -> event.getDelete().getResource();
+      default -> null;
+    };
+    String traceparent = resource == null ? null : traces.traceparent(resource.getId());
+    return traceparent == null ? event : event.toBuilder().setTraceparent(traceparent).build();
   }
 
   private static void endQuietly(WatchSink sink, io.grpc.StatusRuntimeException status) {

@@ -1,0 +1,49 @@
+package io.setpoint.server.service;
+
+import io.opentelemetry.api.trace.SpanContext;
+import io.setpoint.api.Ids;
+import io.setpoint.api.v1.ID;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The trace of the latest write of each recently written resource, so that the watch events of the
+ * change carry it to the controllers they wake: a reconcile then joins the trace of the write that
+ * caused it. Recorded when the write arrives, before the store commits it, so no event can go out
+ * first. Bounded to the last {@value #SIZE} resources written; only writes this member received are
+ * known here, and of two writes of one resource at once the event may carry the later one's trace.
+ */
+public final class WriteTraces {
+  static final int SIZE = 4096;
+
+  private final Map<String, String> byResource = new LinkedHashMap<>(16, 0.75f, false) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+      return size() > SIZE;
+    }
+  };
+
+  /** Records that the write of {@code id} traced by {@code span} is under way; nothing for an invalid span. */
+  public void record(ID id, SpanContext span) {
+    if (!span.isValid()) {
+      return;
+    }
+    String traceparent = "00-" + span.getTraceId() + "-" + span.getSpanId() + "-" + span.getTraceFlags().asHex();
+    String key = key(id);
+    synchronized (byResource) {
+      byResource.remove(key);
+      byResource.put(key, traceparent);
+    }
+  }
+
+  /** The W3C {@code traceparent} of the latest write of {@code id} recorded here, or null. */
+  public String traceparent(ID id) {
+    synchronized (byResource) {
+      return byResource.get(key(id));
+    }
+  }
+
+  private static String key(ID id) {
+    return Ids.format(id.toBuilder().clearUid().build());
+  }
+}

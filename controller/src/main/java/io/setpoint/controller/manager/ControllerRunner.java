@@ -82,7 +82,7 @@ final class ControllerRunner implements Runner {
         new Workers.Policy(controller.reconcileTimeout(), controller.resync(), Integer.MAX_VALUE, "resource"),
         this::reconcile);
     // Without the uid: a resource's history is by name, whatever the request that queued it held.
-    workers.journal(history, request -> Ids.format(request.id().toBuilder().clearUid().build()));
+    workers.journal(history, request -> Ids.format(Ids.withoutUid(request.id())));
     if (tracing != null) {
       workers.trace(tracing);
     }

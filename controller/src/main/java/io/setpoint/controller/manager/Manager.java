@@ -356,7 +356,7 @@ public final class Manager implements AutoCloseable {
    */
   public List<ReconcileRecord> reconciles(String name, ID id) {
     ReconcileHistory history = histories.get(name);
-    return history == null ? List.of() : history.of(Ids.format(id.toBuilder().clearUid().build()));
+    return history == null ? List.of() : history.of(Ids.format(Ids.withoutUid(id)));
   }
 
   /**
@@ -512,8 +512,8 @@ public final class Manager implements AutoCloseable {
     }
 
     /**
-     * Traces every reconcile with {@code openTelemetry} (default: none, and then tracing costs
-     * nothing): a {@code queue NAME} and a {@code reconcile NAME} span per run, in the trace of the
+     * Traces every reconcile with {@code openTelemetry} (default: none, and then no span is made and
+     * no trace context read): a {@code queue NAME} and a {@code reconcile NAME} span per run, in the trace of the
      * write whose watch event caused it, with the reconciler's client calls inside when its client
      * traces too ({@code SetpointClient.Builder.openTelemetry}).
      */

@@ -183,7 +183,9 @@ final class Workers<K> {
     String outcome;
     String message = "";
     ReconcileTracing tracer = tracing;
-    ReconcileTracing.Run traced = tracer == null ? null : tracer.start(keyText.apply(key), item.triggers(), waited);
+    ReconcileHistory journal = history;
+    String text = tracer == null && journal == null ? null : keyText.apply(key);
+    ReconcileTracing.Run traced = tracer == null ? null : tracer.start(text, item.triggers(), waited);
     if (traced != null) {
       MDC.put("trace_id", traced.span().getSpanContext().getTraceId());
     }
@@ -231,9 +233,8 @@ final class Workers<K> {
     if (traced != null) {
       traced.end(outcome, message);
     }
-    ReconcileHistory journal = history;
     if (journal != null) {
-      journal.add(keyText.apply(key), item.triggers(), waited, took, outcome, message);
+      journal.add(text, item.triggers(), waited, took, outcome, message);
     }
     log.debug("reconciled {} in {} ms: {}", key, took.toMillis(), outcome);
   }

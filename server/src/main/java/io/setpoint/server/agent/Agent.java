@@ -612,8 +612,9 @@ public final class Agent implements AutoCloseable {
       } catch (StorageException e) {
         health = Health.failing(e.getMessage());
       }
-      if (health.ok() && manager != null && !manager.unprimed().isEmpty()) {
-        health = Health.failing("the caches of controllers " + String.join(", ", manager.unprimed()) + " are not primed yet");
+      List<String> unprimed = health.ok() && manager != null ? manager.unprimed() : List.of();
+      if (!unprimed.isEmpty()) {
+        health = Health.failing("the caches of controllers " + String.join(", ", unprimed) + " are not primed yet");
       }
       return health.ok()
           ? HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ready\n")

@@ -20,6 +20,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.setpoint.storage.Replication;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.DoubleStream;
 
 /**
  * The agent's registry, served at {@code /metrics}: the JVM's meters (memory, GC, threads, classes,
@@ -29,9 +30,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class AgentMeters {
   private static final String REQUESTS = "setpoint.server";
-  /** Request latency buckets, in seconds: Prometheus's default ones, from half a millisecond. */
-  private static final double[] REQUEST_BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
-      2.5, 5, 10};
+  /** Request latency buckets, in nanoseconds: Prometheus's default ones, from half a millisecond. */
+  private static final double[] REQUEST_BUCKETS = DoubleStream.of(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+      0.25, 0.5, 1, 2.5, 5, 10).map(seconds -> seconds * 1e9).toArray();
 
   private AgentMeters() {}
 
@@ -45,12 +46,8 @@ final class AgentMeters {
           return config;
         }
         // Buckets a query can sum across members, instead of Armeria's per-process quantiles.
-        double[] nanos = new double[REQUEST_BUCKETS.length];
-        for (int i = 0; i < nanos.length; i++) {
-          nanos[i] = REQUEST_BUCKETS[i] * 1e9;
-        }
         return DistributionStatisticConfig.builder().percentiles(new double[0]).percentilesHistogram(false)
-            .serviceLevelObjectives(nanos).build().merge(config);
+            .serviceLevelObjectives(REQUEST_BUCKETS).build().merge(config);
       }
     });
     new JvmMemoryMetrics().bindTo(meters);

@@ -7,8 +7,8 @@ import java.util.Map;
 /**
  * The agent's tracing when nothing was handed to {@link Agent.Builder#openTelemetry}: an
  * OpenTelemetry SDK configured by the standard {@code OTEL_*} variables (exporter, endpoint,
- * sampler, resource), built only when they ask for traces. Otherwise the agent does not trace, and
- * tracing costs nothing.
+ * sampler, resource), built only when they ask for traces. Otherwise the agent installs no tracing
+ * interceptor and keeps no write traces.
  */
 final class AgentTracing {
   private AgentTracing() {}

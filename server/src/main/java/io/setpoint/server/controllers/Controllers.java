@@ -1,6 +1,7 @@
 package io.setpoint.server.controllers;
 
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import com.google.protobuf.Timestamp;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Types;
@@ -71,9 +72,7 @@ public final class Controllers {
     return list(authz).getControllersList().stream()
         .filter(c -> c.getName().equals(name))
         .findFirst()
-        .orElseThrow(() -> Status.NOT_FOUND
-            .withDescription("no controller named " + name + "; 'setpoint controller list' lists them")
-            .asRuntimeException());
+        .orElseThrow(() -> unknown(name));
   }
 
   public ReconcileResponse reconcile(Authorizer authz, ReconcileRequest request) {
@@ -83,12 +82,7 @@ public final class Controllers {
     }
     ID id = resources.canonicalId("id", request.hasId(), request.getId());
     Manager m = manager();
-    ControllerState state = m.controllers().stream()
-        .filter(c -> c.name().equals(request.getController()))
-        .findFirst()
-        .orElseThrow(() -> Status.NOT_FOUND
-            .withDescription("no controller named " + request.getController() + "; 'setpoint controller list' lists them")
-            .asRuntimeException());
+    ControllerState state = state(m, request.getController());
     if (!Types.sameGroupKind(state.managedType(), id.getType())) {
       throw ValidationException.of("id.type", "managed-type", "controller " + state.name() + " manages "
           + Types.format(state.managedType()) + ", not " + Types.format(id.getType()));
@@ -104,7 +98,7 @@ public final class Controllers {
   public ListReconcilesResponse reconciles(Authorizer authz, ListReconcilesRequest request) {
     ID id = null;
     if (request.hasId()) {
-      id = resources.canonicalId("id", true, request.getId()).toBuilder().clearUid().build();
+      id = Ids.withoutUid(resources.canonicalId("id", true, request.getId()));
       if (!authz.allowed(Permission.OPERATOR_READ, Type.getDefaultInstance(), Tenancy.getDefaultInstance(), "")) {
         authz.require(Permission.READ, id.getType(), id.getTenancy(), id.getName());
       }
@@ -116,21 +110,15 @@ public final class Controllers {
     }
     int limit = request.getLimit() == 0 ? MAX_RECONCILES : request.getLimit();
     Manager m = manager();
-    List<String> names = new ArrayList<>();
-    if (request.getController().isEmpty()) {
-      m.controllers().forEach(c -> names.add(c.name()));
-    } else if (m.controllers().stream().anyMatch(c -> c.name().equals(request.getController()))) {
-      names.add(request.getController());
-    } else {
-      throw Status.NOT_FOUND.withDescription("no controller named " + request.getController()
-          + "; 'setpoint controller list' lists them").asRuntimeException();
-    }
+    List<String> names = request.getController().isEmpty()
+        ? m.controllers().stream().map(ControllerState::name).toList()
+        : List.of(state(m, request.getController()).name());
+    String text = id == null ? null : Ids.format(id);
     List<ReconcileRecord> found = new ArrayList<>();
     for (String name : names) {
       found.addAll(id == null ? m.reconciles(name, limit) : m.reconciles(name, id));
       if (id != null) {
         // The reconciles a change of this resource caused, of other resources.
-        String text = Ids.format(id);
         for (ReconcileRecord r : m.reconciles(name, MAX_RECONCILES)) {
           if (!r.key().equals(text) && causedBy(r, text)) {
             found.add(r);
@@ -179,6 +167,15 @@ public final class Controllers {
 
   private static com.google.protobuf.Duration duration(java.time.Duration d) {
     return com.google.protobuf.Duration.newBuilder().setSeconds(d.getSeconds()).setNanos(d.getNano()).build();
+  }
+
+  private static ControllerState state(Manager m, String name) {
+    return m.controllers().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow(() -> unknown(name));
+  }
+
+  private static StatusRuntimeException unknown(String name) {
+    return Status.NOT_FOUND.withDescription("no controller named " + name + "; 'setpoint controller list' lists them")
+        .asRuntimeException();
   }
 
   private Manager manager() {

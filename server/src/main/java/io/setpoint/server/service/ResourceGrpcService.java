@@ -4,7 +4,6 @@ import com.linecorp.armeria.server.annotation.Blocking;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.opentelemetry.api.trace.Span;
-import io.setpoint.api.Ids;
 import io.setpoint.api.v1.DeleteRequest;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.DeleteResponse;
@@ -71,9 +70,10 @@ public final class ResourceGrpcService extends ResourceServiceGrpc.ResourceServi
     } catch (RuntimeException e) {
       return; // the call itself answers with what is wrong
     }
+    String key = WriteTraces.key(stored);
     Span span = Span.current();
-    span.setAttribute("setpoint.resource", Ids.format(stored.toBuilder().clearUid().build()));
-    traces.record(stored, span.getSpanContext());
+    span.setAttribute("setpoint.resource", key);
+    traces.record(key, span.getSpanContext());
   }
 
   @Blocking

@@ -23,13 +23,12 @@ public final class WriteTraces {
     }
   };
 
-  /** Records that the write of {@code id} traced by {@code span} is under way; nothing for an invalid span. */
-  public void record(ID id, SpanContext span) {
+  /** Records that the write of the resource {@link #key} names, traced by {@code span}, is under way. */
+  public void record(String key, SpanContext span) {
     if (!span.isValid()) {
       return;
     }
     String traceparent = "00-" + span.getTraceId() + "-" + span.getSpanId() + "-" + span.getTraceFlags().asHex();
-    String key = key(id);
     synchronized (byResource) {
       byResource.remove(key);
       byResource.put(key, traceparent);
@@ -43,7 +42,8 @@ public final class WriteTraces {
     }
   }
 
-  private static String key(ID id) {
-    return Ids.format(id.toBuilder().clearUid().build());
+  /** How a resource is named here, and in a write span's {@code setpoint.resource}: its id without the uid. */
+  public static String key(ID id) {
+    return Ids.format(Ids.withoutUid(id));
   }
 }

@@ -8,15 +8,17 @@ import picocli.CommandLine.Command;
 /** {@code setpoint controller list}: the agent's controllers and how each is doing. */
 @Command(name = "list", description = {
     "Lists the controllers of the agent: the type each manages, where it runs (SINGLETON: on the Raft leader;"
-        + " EACH_SERVER: on every member), whether it runs on the member asked, its queue and its failure, if any.",
+        + " EACH_SERVER: on every member), whether it runs on the member asked, its workers, its queue, the reconciles"
+        + " that member ran since it started and how many failed, and its failure, if any.",
     "Needs operator:read."})
 final class ControllerListCommand extends ResourceCall {
   @Override
   int run() {
-    Table table = new Table(List.of("NAME", "TYPE", "PLACEMENT", "RUNNING", "QUEUE", "FAILURE"));
+    Table table = new Table(List.of("NAME", "TYPE", "PLACEMENT", "RUNNING", "WORKERS", "QUEUE", "RECONCILES", "ERRORS", "FAILURE"));
     for (ControllerInfo c : client.controllers()) {
       table.row(List.of(c.getName(), Types.format(c.getManagedType()), c.getPlacement(),
-          c.getRunning() ? "yes" : "no", Integer.toString(c.getQueueDepth()), c.getFailure()));
+          c.getRunning() ? "yes" : "no", Integer.toString(c.getWorkers()), Integer.toString(c.getQueueDepth()),
+          Long.toString(c.getReconciles()), Long.toString(c.getErrors()), c.getFailure()));
     }
     table.print(out());
     return 0;

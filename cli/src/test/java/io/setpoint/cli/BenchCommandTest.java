@@ -24,6 +24,18 @@ class BenchCommandTest {
   }
 
   @Test
+  void reconcileLatencyComparesTracingOffWithTheSdkSamplingNothingInInterleavedRounds() {
+    CliRun run = CliRun.run("bench", "reconcile-latency", "-writes", "20", "-warmup", "2", "-tracing", "compare",
+        "-rounds", "2");
+
+    assertThat(run.code()).as(run.toString()).isZero();
+    assertThat(run.out()).containsPattern(
+        "no tracing:\n  write acknowledged: +p50 .*\\(40 samples\\)\n  write to reconcile start: +p50 .*\\(40 samples\\)"
+            + "\n  writes/s per round: +[0-9]+, [0-9]+\n");
+    assertThat(run.out()).containsPattern("SDK, sampling 0:\n  write acknowledged: +p50 .*\\(40 samples\\)");
+  }
+
+  @Test
   void coldStartWaitsForEveryArtistToBeReconciled() {
     CliRun run = CliRun.run("bench", "cold-start", "-artists", "300", "-concurrency", "2");
 

@@ -68,7 +68,10 @@ class ControllerCommandsTest {
 
     CliRun list = CliRun.run("controller", "list", "-address", address);
     assertThat(list.code()).as(list.toString()).isZero();
-    assertThat(list.out()).contains("NAME", "PLACEMENT", "labels", "demo.v1.RecordLabel", "SINGLETON", "setpoint-cascade");
+    assertThat(list.out()).contains("NAME", "PLACEMENT", "WORKERS", "RECONCILES", "ERRORS", "setpoint-cascade");
+    // The reconcile is counted once it has ended, a moment after the reconciler returned.
+    await().atMost(WAIT).until(() -> labelsColumns(CliRun.run("controller", "list", "-address", address)),
+        columns -> columns.equals(List.of("labels", "demo.v1.RecordLabel", "SINGLETON", "yes", "1", "0", "1", "0")));
 
     CliRun reconcile = CliRun.run("controller", "reconcile", "labels", "RecordLabel", "verve", "-partition", "default",
         "-address", address);
@@ -78,6 +81,12 @@ class ControllerCommandsTest {
     // A resync already scheduled for the label is merged into the manual reconcile.
     assertThat(reconciles.get(1)).extracting(Trigger::kind).contains(Trigger.Kind.MANUAL);
     assertThat(verve.getName()).isEqualTo("verve");
+  }
+
+  /** name, type, placement, running, workers, queue, reconciles, errors of the labels controller. */
+  private static List<String> labelsColumns(CliRun list) {
+    return list.out().lines().filter(l -> l.startsWith("labels ")).findFirst()
+        .map(l -> List.of(l.trim().split("\\s+"))).orElse(List.of());
   }
 
   @Test

@@ -9,6 +9,16 @@ import java.util.Optional;
  * although it should: the error it is being restarted after (it failed to start, or failed while
  * running), with the backoff, or why it gave up (say, a type the server does not know). It is empty
  * while the controller runs, while it starts for the first time, and while it is not placed here.
+ * {@code workers} is how many reconciles it runs at once; {@code reconciles} and {@code errors}
+ * count the reconciles this manager ran since it started, and those that failed.
  */
 public record ControllerState(
-    String name, Type managedType, Placement placement, boolean running, int queueDepth, Optional<String> failure) {}
+    String name,
+    Type managedType,
+    Placement placement,
+    boolean running,
+    int queueDepth,
+    Optional<String> failure,
+    int workers,
+    long reconciles,
+    long errors) {}

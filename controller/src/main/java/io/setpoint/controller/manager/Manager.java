@@ -379,9 +379,11 @@ public final class Manager implements AutoCloseable {
     List<ControllerState> out = new ArrayList<>();
     for (Supervised s : controllers.values()) {
       Runner runner = s.supervisor().running();
+      ReconcileHistory history = histories.get(s.controller().name());
+      ReconcileHistory.Counts counts = history == null ? ReconcileHistory.Counts.NONE : history.counts();
       out.add(new ControllerState(s.controller().name(), s.controller().managedType(),
           s.controller().placement(), runner != null, runner == null ? 0 : runner.queueDepth(),
-          s.supervisor().failure()));
+          s.supervisor().failure(), s.controller().concurrency(), counts.total(), counts.errors()));
     }
     out.sort(java.util.Comparator.comparing(ControllerState::name));
     return out;

@@ -26,6 +26,8 @@ final class ReconcileHistory {
   private final int capacity;
   private final ArrayDeque<ReconcileRecord> recent;
   private final Map<String, ReconcileRecord> lastByKey;
+  private long total;
+  private long errors;
 
   ReconcileHistory(String controller, Clock clock, int capacity, int keys) {
     this.controller = controller;
@@ -50,9 +52,22 @@ final class ReconcileHistory {
       recent.removeLast();
     }
     recent.addFirst(record);
+    total++;
+    if (record.result().equals(ControllerMetrics.ERROR)) {
+      errors++;
+    }
     // Removed first, so the map's order is the order keys were last reconciled, which reads leave alone.
     lastByKey.remove(record.key());
     lastByKey.put(record.key(), record);
+  }
+
+  /** Reconciles recorded since the manager started, and how many of them failed. */
+  synchronized Counts counts() {
+    return new Counts(total, errors);
+  }
+
+  record Counts(long total, long errors) {
+    static final Counts NONE = new Counts(0, 0);
   }
 
   /** Up to {@code limit} of the most recent reconciles, newest first. */

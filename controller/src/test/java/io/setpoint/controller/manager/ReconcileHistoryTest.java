@@ -35,6 +35,19 @@ class ReconcileHistoryTest {
   }
 
   @Test
+  void countsEveryReconcileAndTheFailedOnesBeyondWhatItKeeps() {
+    assertThat(history.counts()).isEqualTo(new ReconcileHistory.Counts(0, 0));
+    add("a", "success");
+    add("b", "error");
+    add("c", "requeue_after");
+    add("d", "error");
+    add("e", "success");
+
+    assertThat(history.recent(10)).hasSize(3);
+    assertThat(history.counts()).isEqualTo(new ReconcileHistory.Counts(5, 2));
+  }
+
+  @Test
   void aKeyNoLongerRecentStillShowsItsLastReconcileWhileFewerKeysCameAfter() {
     add("a", "success");
     add("a", "error");

@@ -15,6 +15,7 @@ import io.setpoint.server.controllers.ControllerGrpcService;
 import io.setpoint.server.controllers.Controllers;
 import io.setpoint.server.operator.OperatorGrpcService;
 import io.setpoint.server.http.HttpGateway;
+import io.setpoint.server.ui.WebUi;
 import io.grpc.BindableService;
 import io.setpoint.server.plugin.Plugins;
 import io.setpoint.storage.engine.Limits;
@@ -464,6 +465,7 @@ public final class Agent implements AutoCloseable {
       ConnectionLimiter limiter = new ConnectionLimiter(connectionLimits, meters, ticker);
       ServerBuilder serverBuilder = Server.builder();
       AgentMeters.requests(serverBuilder, meters);
+      WebUi.bind(serverBuilder);
       if (tlsMaterial == null) {
         serverBuilder.http(new InetSocketAddress(host, port));
       } else {

@@ -62,7 +62,10 @@ public final class Controllers {
           .setPlacement(state.placement().name())
           .setRunning(state.running())
           .setQueueDepth(state.queueDepth())
-          .setFailure(state.failure().orElse("")));
+          .setFailure(state.failure().orElse(""))
+          .setWorkers(state.workers())
+          .setReconciles(state.reconciles())
+          .setErrors(state.errors()));
     }
     return out.build();
   }

@@ -29,7 +29,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     scope = CommandLine.ScopeType.INHERIT,
     versionProvider = Main.Version.class,
     description = "A resource-oriented control plane for the JVM.",
-    subcommands = {AgentCommand.class, ResourceCommand.class, TypeCommand.class, AclCommand.class, OperatorCommand.class, BenchCommand.class,
+    subcommands = {AgentCommand.class, ResourceCommand.class, TypeCommand.class, AclCommand.class, OperatorCommand.class, SnapshotCommand.class, BenchCommand.class,
         ControllerCommand.class, WhyCommand.class, DemoCommand.class,
         CommandLine.HelpCommand.class})
 public final class Main {

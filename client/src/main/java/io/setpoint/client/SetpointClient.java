@@ -8,6 +8,8 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
 import io.opentelemetry.api.OpenTelemetry;
 import io.setpoint.api.operator.v1.ListPeersResponse;
+import io.setpoint.api.operator.v1.OperatorServiceGrpc;
+import io.setpoint.api.operator.v1.SaveSnapshotRequest;
 import io.setpoint.api.acl.v1.BootstrapResponse;
 import io.setpoint.api.acl.v1.CreateTokenRequest;
 import io.setpoint.api.acl.v1.CreateTokenResponse;
@@ -24,6 +26,9 @@ import io.setpoint.api.v1.Status;
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.WatchListRequest;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -254,6 +259,34 @@ public final class SetpointClient implements AutoCloseable {
    */
   public ListPeersResponse raftPeers() {
     return Rpc.await(async.raftPeers());
+  }
+
+  /**
+   * Saves a consistent copy of the agent's store to {@code out} as a snapshot file (the format of
+   * {@code setpoint snapshot save}; its last bytes are the checksum of the rest), streamed as the
+   * agent sends it, without the client's deadline. Needs {@code operator:read}. {@code out} is not
+   * closed; if this fails, what it received is incomplete.
+   *
+   * @throws UncheckedIOException when writing to {@code out} fails (the call is cancelled)
+   */
+  public void saveSnapshot(OutputStream out) {
+    Objects.requireNonNull(out, "out");
+    try {
+      Rpc.await(rpc.serverStream(OperatorServiceGrpc.getSaveSnapshotMethod(), SaveSnapshotRequest.getDefaultInstance(),
+          chunk -> {
+            try {
+              chunk.getData().writeTo(out);
+            } catch (IOException e) {
+              throw new UncheckedIOException("writing the snapshot failed: " + e.getMessage(), e);
+            }
+          }));
+    } catch (IllegalStateException e) {
+      // What the chunk listener threw, which ended the call.
+      if (e.getCause() instanceof UncheckedIOException written) {
+        throw written;
+      }
+      throw e;
+    }
   }
 
   /**

@@ -131,6 +131,15 @@ public interface Backend extends AutoCloseable {
   long revision();
 
   /**
+   * Every live resource of this store (on a cluster member, as it has applied them) as of one
+   * revision, copied while writes go on: a consistent backup.
+   *
+   * @throws StorageException {@code COMPACTED} when writes kept cutting the history the copy
+   *     needed faster than it could be read
+   */
+  StoreSnapshot snapshot();
+
+  /**
    * Whether this backend can take writes now, and if not why: a durable backend whose disk is full
    * or whose log failed says so here. Cheap enough to ask on every readiness probe. Reads may
    * still be served while it is failing.

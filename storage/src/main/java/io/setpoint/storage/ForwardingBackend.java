@@ -62,6 +62,11 @@ public class ForwardingBackend implements Backend {
   }
 
   @Override
+  public StoreSnapshot snapshot() {
+    return delegate.snapshot();
+  }
+
+  @Override
   public void close() {
     delegate.close();
   }

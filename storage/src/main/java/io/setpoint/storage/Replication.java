@@ -23,9 +23,25 @@ public interface Replication {
    * @param leaderChanges leader changes this member has seen since it started
    * @param snapshots snapshots this member has taken since it started
    * @param snapshotTime the time those snapshots took, together
+   * @param logSync how long writing the Raft log to disk (its fsync) takes here
    */
   record RaftStatus(
-      long term, long commitIndex, long appliedIndex, long leaderChanges, long snapshots, Duration snapshotTime) {}
+      long term,
+      long commitIndex,
+      long appliedIndex,
+      long leaderChanges,
+      long snapshots,
+      Duration snapshotTime,
+      LogSync logSync) {}
+
+  /**
+   * The Raft log's syncs to disk on this member: how many since it started, and the median, 99th
+   * percentile and longest of the recent ones (Ratis's own timer, which favours the last minutes).
+   */
+  record LogSync(long count, Duration median, Duration p99, Duration max) {
+    /** No sync yet, or a log that does not say. */
+    public static final LogSync NONE = new LogSync(0, Duration.ZERO, Duration.ZERO, Duration.ZERO);
+  }
 
   /** This member's node name. */
   String nodeName();

@@ -437,7 +437,7 @@ public final class Agent implements AutoCloseable {
       HttpGateway gateway =
           new HttpGateway(registry, handler, streamer, controllerApi, access.httpCallers(), maxRequestBytes);
       TypeGrpcService typeService = new TypeGrpcService(registry);
-      BindableService[] services = {resources, typeService, new OperatorGrpcService(replication),
+      BindableService[] services = {resources, typeService, new OperatorGrpcService(store, replication, clock),
           new ControllerGrpcService(controllerApi), access.service(), ProtoReflectionServiceV1.newInstance()};
       GrpcService grpc =
           GrpcService.builder()

@@ -19,6 +19,7 @@ import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.setpoint.storage.Replication;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.DoubleStream;
 
@@ -62,8 +63,10 @@ final class AgentMeters {
   /**
    * This member's Raft: {@code setpoint_raft_term}, {@code _commit_index}, {@code _applied_index},
    * {@code _apply_lag} (entries committed, not yet applied here), {@code _leader} (1 on the leader),
-   * {@code setpoint_raft_leader_changes_total} and {@code setpoint_raft_snapshot_seconds} (count
-   * and total time of the snapshots taken).
+   * {@code setpoint_raft_leader_changes_total}, {@code setpoint_raft_snapshot_seconds} (count
+   * and total time of the snapshots taken), {@code setpoint_raft_log_syncs_total} and {@code
+   * setpoint_raft_log_sync_seconds{statistic}} (median, 99th percentile and longest of the recent
+   * syncs of the log to disk, as Ratis times them).
    */
   static void raft(MeterRegistry meters, Replication raft) {
     Gauge.builder("setpoint.raft.term", raft, r -> r.status().term()).register(meters);
@@ -77,6 +80,17 @@ final class AgentMeters {
     FunctionCounter.builder("setpoint.raft.leader.changes", raft, r -> r.status().leaderChanges()).register(meters);
     FunctionTimer.builder("setpoint.raft.snapshot", raft, r -> r.status().snapshots(),
         r -> r.status().snapshotTime().toNanos(), TimeUnit.NANOSECONDS).register(meters);
+    FunctionCounter.builder("setpoint.raft.log.syncs", raft, r -> r.status().logSync().count()).register(meters);
+    Gauge.builder("setpoint.raft.log.sync.seconds", raft, r -> seconds(r.status().logSync().median()))
+        .tag("statistic", "median").register(meters);
+    Gauge.builder("setpoint.raft.log.sync.seconds", raft, r -> seconds(r.status().logSync().p99()))
+        .tag("statistic", "p99").register(meters);
+    Gauge.builder("setpoint.raft.log.sync.seconds", raft, r -> seconds(r.status().logSync().max()))
+        .tag("statistic", "max").register(meters);
+  }
+
+  private static double seconds(Duration d) {
+    return d.toNanos() / 1e9;
   }
 
   /** Counts and times every request the server answers, gRPC and HTTP alike. */

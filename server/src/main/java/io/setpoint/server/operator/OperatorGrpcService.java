@@ -2,11 +2,14 @@ package io.setpoint.server.operator;
 
 import com.linecorp.armeria.server.annotation.Blocking;
 import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.setpoint.api.operator.v1.ListPeersRequest;
 import io.setpoint.api.operator.v1.ListPeersResponse;
 import io.setpoint.api.operator.v1.OperatorServiceGrpc;
 import io.setpoint.api.operator.v1.Peer;
+import io.setpoint.api.operator.v1.SaveSnapshotRequest;
+import io.setpoint.api.operator.v1.SnapshotChunk;
 import io.setpoint.api.operator.v1.TransferLeaderRequest;
 import io.setpoint.api.operator.v1.TransferLeaderResponse;
 import io.setpoint.api.v1.Tenancy;
@@ -14,24 +17,55 @@ import io.setpoint.api.v1.Type;
 import io.setpoint.resource.Authorizer;
 import io.setpoint.resource.Permission;
 import io.setpoint.server.service.CallerAuthorizer;
+import io.setpoint.server.service.Errors;
 import io.setpoint.server.service.UnaryCalls;
+import io.setpoint.storage.Backend;
+import io.setpoint.storage.BackupFile;
 import io.setpoint.storage.Replication;
+import io.setpoint.storage.StoreSnapshot;
+import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The operator API over the store's {@link Replication}: its Raft members, and moving leadership.
- * Without replication (the in-memory store) both calls fail with {@code FAILED_PRECONDITION}.
+ * The operator API: the store's Raft members and moving leadership, over its {@link Replication}
+ * (without it, on the in-memory store, those calls fail with {@code FAILED_PRECONDITION}); and a
+ * backup of the store, on any store.
  */
 @Blocking
 public final class OperatorGrpcService extends OperatorServiceGrpc.OperatorServiceImplBase {
+  private static final Logger log = LoggerFactory.getLogger(OperatorGrpcService.class);
   private static final Duration TRANSFER_TIMEOUT = Duration.ofSeconds(10);
 
+  private final Backend store;
   private final Replication replication; // null: not replicated
+  private final Clock clock;
 
-  /** Serves {@code replication}, or refuses every call when it is null. */
-  public OperatorGrpcService(Replication replication) {
+  /** Serves {@code store}; its Raft calls are refused when {@code replication} is null. */
+  public OperatorGrpcService(Backend store, Replication replication, Clock clock) {
+    this.store = store;
     this.replication = replication;
+    this.clock = clock;
+  }
+
+  /** Copies the store at one revision and streams it as a snapshot file, its checksum last. */
+  @Override
+  public void saveSnapshot(SaveSnapshotRequest request, StreamObserver<SnapshotChunk> out) {
+    SnapshotStream stream = new SnapshotStream();
+    StoreSnapshot snapshot;
+    try {
+      CallerAuthorizer.current().require(Permission.OPERATOR_READ, Type.getDefaultInstance(), Tenancy.getDefaultInstance(), "");
+      snapshot = store.snapshot();
+      BackupFile.write(stream, snapshot, replication == null ? "memory" : replication.nodeName(), clock.instant());
+    } catch (IOException | RuntimeException e) {
+      out.onError(Errors.toStatus(e));
+      return;
+    }
+    log.info("sending a snapshot of {} resources at revision {}", snapshot.resources().size(), snapshot.revision());
+    stream.send((ServerCallStreamObserver<SnapshotChunk>) out);
   }
 
   @Override

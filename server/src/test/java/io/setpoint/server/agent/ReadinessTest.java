@@ -44,7 +44,10 @@ class ReadinessTest {
           .containsPattern("setpoint_raft_commit_index [1-9]")
           .containsPattern("setpoint_raft_applied_index [1-9]")
           .contains("setpoint_raft_apply_lag ", "setpoint_raft_leader ", "setpoint_raft_snapshot_seconds_count ")
-          .containsPattern("setpoint_raft_leader_changes_total [1-9]");
+          .containsPattern("setpoint_raft_leader_changes_total [1-9]")
+          .containsPattern("setpoint_raft_log_syncs_total [1-9]")
+          .containsPattern("setpoint_raft_log_sync_seconds\\{statistic=\"median\"} [0-9.E-]*[1-9]")
+          .contains("setpoint_raft_log_sync_seconds{statistic=\"p99\"} ", "setpoint_raft_log_sync_seconds{statistic=\"max\"} ");
 
       // Its peer stops: no majority, so no leader (a leader alone steps down).
       peer.close();

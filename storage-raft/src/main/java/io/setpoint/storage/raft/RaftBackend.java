@@ -13,6 +13,7 @@ import io.setpoint.storage.Page;
 import io.setpoint.storage.Replication;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.StoreSnapshot;
 import io.setpoint.storage.WatchCursor;
 import io.setpoint.storage.engine.Fences;
 import io.setpoint.storage.engine.Query;
@@ -54,6 +55,7 @@ import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.slf4j.Logger;
@@ -453,6 +455,12 @@ public final class RaftBackend implements Backend, Replication {
     return store.applied().get();
   }
 
+  /** This member's store as it has applied it (a follower's may trail the leader's). */
+  @Override
+  public StoreSnapshot snapshot() {
+    return store.index().snapshotNow();
+  }
+
   /** Closes every watch, leaves the cluster (the data directory stays) and releases the port. */
   @Override
   public void close() {
@@ -483,19 +491,32 @@ public final class RaftBackend implements Backend, Replication {
     long term = 0;
     long commit = 0;
     long applied = 0;
+    LogSync logSync = LogSync.NONE;
     try {
       RaftServer.Division division = server.getDivision(RatisSettings.GROUP_ID);
       term = division.getInfo().getCurrentTerm();
       commit = division.getRaftLog().getLastCommittedIndex();
       applied = division.getInfo().getLastAppliedIndex();
+      logSync = RaftLogSyncs.of(division.getRaftLog());
     } catch (IOException | RuntimeException e) {
       // The division is down (restarting after a log failure, or closed): positions read 0.
     }
     return new RaftStatus(term, commit, applied, activity.leaderChanges.get(), activity.snapshots.get(),
-        Duration.ofNanos(activity.snapshotNanos.get()));
+        Duration.ofNanos(activity.snapshotNanos.get()), logSync);
   }
 
   /** The index of the last Raft log entry this member applied (for tests of group commit). */
+  /** The log position of the last entry this member applied, or null while its division is down. */
+  TermIndex lastAppliedTermIndex() {
+    try {
+      RaftServer.Division division = server.getDivision(RatisSettings.GROUP_ID);
+      long index = division.getInfo().getLastAppliedIndex();
+      return index < 0 ? null : division.getRaftLog().getTermIndex(index);
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
   long lastAppliedLogIndex() {
     DivisionInfo info = info();
     return info == null ? 0 : info.getLastAppliedIndex();

@@ -27,6 +27,9 @@ import org.apache.ratis.util.TimeDuration;
 
 /** Translates a {@link RaftConfig} into Ratis's configuration, setting every default we rely on. */
 final class RatisSettings {
+  /** Snapshot files a member keeps: the newest, and the one before in case it is damaged. */
+  static final int SNAPSHOTS_KEPT = 2;
+
   /** One group per cluster; its id only has to be the same on every member. */
   static final RaftGroupId GROUP_ID =
       RaftGroupId.valueOf(UUID.nameUUIDFromBytes("setpoint-storage".getBytes(StandardCharsets.UTF_8)));
@@ -68,7 +71,7 @@ final class RatisSettings {
     // Snapshot every so many entries, keep two, and drop the log they cover.
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, t.snapshotEvery());
-    RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, SNAPSHOTS_KEPT);
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
     RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(1024, t.snapshotEvery()));
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(t.logSegmentBytes()));

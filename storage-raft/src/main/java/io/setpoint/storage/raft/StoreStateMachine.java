@@ -1,19 +1,13 @@
 package io.setpoint.storage.raft;
 
 import com.google.protobuf.MessageLite;
-import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
 import io.setpoint.storage.raft.v1.Forward;
-import java.io.File;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
@@ -23,8 +17,8 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.raftlog.RaftLog;
-import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotRetentionPolicy;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
@@ -32,7 +26,6 @@ import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.LifeCycle;
-import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +59,13 @@ final class StoreStateMachine extends BaseStateMachine {
    */
   private volatile SingleFileSnapshotInfo latestSnapshot;
   private final boolean firstDivision;
+  private final SnapshotWriter snapshots;
+  private static final SnapshotRetentionPolicy KEEP = new SnapshotRetentionPolicy() {
+    @Override
+    public int getNumSnapshotsRetained() {
+      return RatisSettings.SNAPSHOTS_KEPT;
+    }
+  };
   /** The snapshot {@link StartupCheck} chose and read, until {@link #initialize} restores it. */
   private StartupCheck.Start start;
 
@@ -92,6 +92,7 @@ final class StoreStateMachine extends BaseStateMachine {
       StartupCheck.Start start,
       RaftActivity activity) {
     this.activity = activity;
+    this.snapshots = new SnapshotWriter(activity, this::snapshotWritten);
     this.store = store;
     this.leadership = leadership;
     this.forwarded = forwarded;
@@ -193,36 +194,35 @@ final class StoreStateMachine extends BaseStateMachine {
   }
 
   @Override
-  public long takeSnapshot() throws IOException {
-    long started = System.nanoTime();
+  public long takeSnapshot() {
     TermIndex last = getLastAppliedTermIndex();
     // While a restarted division replays entries the store already holds, the store is ahead of
     // the index a snapshot would be labelled with.
     if (last.getTerm() <= 0 || last.getIndex() <= 0 || last.getIndex() < store.logIndex()) {
       return RaftLog.INVALID_LOG_INDEX;
     }
-    long revision = store.index().revision();
-    List<Resource> live = new ArrayList<>();
-    store.forEachLive(live::add);
-    File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-    // On failure (a full disk, say) this removes its temporary file and leaves any earlier one.
-    SnapshotFile.write(file.toPath(), new SnapshotFile.Contents(revision, live));
-    MD5Hash md5;
-    try {
-      md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
-    } catch (RuntimeException e) {
-      // A snapshot without its checksum is not one to start from; the next attempt writes it anew.
-      Files.deleteIfExists(file.toPath());
-      Files.deleteIfExists(MD5FileUtil.getDigestFileForFile(file).toPath());
-      // As an IOException, Ratis logs it and tries again later; anything else stops the division.
-      throw new IOException("saving the checksum of the snapshot " + file + " failed", e);
-    }
-    SingleFileSnapshotInfo taken = new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last);
+    return snapshots.take(last, store, storage.getSnapshotFile(last.getTerm(), last.getIndex()));
+  }
+
+  /**
+   * A snapshot the writer finished: the one to send a member that needs it, and to start from. The
+   * oldest are removed here too, as Ratis removes them only when it next asks for a snapshot, which
+   * a member being stopped never does.
+   */
+  private void snapshotWritten(SingleFileSnapshotInfo taken) {
     storage.updateLatestSnapshot(taken);
     latestSnapshot = taken;
-    log.debug("snapshot of {} resources at revision {} as of log {}", live.size(), revision, last);
-    activity.snapshotTaken(System.nanoTime() - started);
-    return last.getIndex();
+    try {
+      storage.cleanupOldSnapshots(KEEP);
+    } catch (IOException e) {
+      log.warn("removing snapshots older than {} failed: {}", taken.getTermIndex(), e.toString());
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    snapshots.close();
+    super.close();
   }
 
   @Override
@@ -236,6 +236,8 @@ final class StoreStateMachine extends BaseStateMachine {
   /** Ratis installed a snapshot from the leader: the state becomes that snapshot's. */
   @Override
   public void reinitialize() throws IOException {
+    // A snapshot still being written is of the state about to be replaced.
+    snapshots.await();
     loadLatestSnapshot();
     if (getLifeCycleState() == LifeCycle.State.PAUSED) {
       getLifeCycle().transition(LifeCycle.State.STARTING);

@@ -8,6 +8,7 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.Page;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.StoreSnapshot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +48,7 @@ public final class ResourceIndex {
   private volatile long revision;
   /** Reads at revisions below this may be wrong: their history was cut. */
   private volatile long floor;
+  private static final int SNAPSHOT_ATTEMPTS = 5;
 
   public ResourceIndex(Limits limits) {
     this.history = new Entry[limits.history()];
@@ -97,6 +99,47 @@ public final class ResourceIndex {
         action.accept(head.resource);
       }
     }
+  }
+
+  /**
+   * Calls {@code action} with every resource live at {@code atRevision}, in key order, from any
+   * thread while writes go on: each key's version chain is read as of that revision. Whatever
+   * {@code action} received is only valid if this returns normally.
+   *
+   * @throws StorageException {@code COMPACTED} when history that revision needs was cut, before
+   *     or during the walk
+   */
+  public void forEachLiveAt(long atRevision, Consumer<Resource> action) {
+    checkRetained(atRevision);
+    for (Chain chain : chains.values()) {
+      Entry visible = chain.newest.asOf(atRevision);
+      if (visible != null && !visible.deleted) {
+        action.accept(visible.resource);
+      }
+    }
+    checkRetained(atRevision);
+  }
+
+  /**
+   * Every resource live at the newest revision, read beside the writer ({@link #forEachLiveAt}),
+   * starting over at a newer revision when writes cut the history the walk needed.
+   *
+   * @throws StorageException {@code COMPACTED} when that happened {@value #SNAPSHOT_ATTEMPTS} times
+   */
+  public StoreSnapshot snapshotNow() {
+    StorageException last = null;
+    for (int attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
+      long at = revision;
+      List<Resource> live = new ArrayList<>();
+      try {
+        forEachLiveAt(at, live::add);
+        return new StoreSnapshot(at, live);
+      } catch (StorageException e) {
+        last = e;
+      }
+    }
+    throw new StorageException(Reason.COMPACTED, "writes outran a copy of the store " + SNAPSHOT_ATTEMPTS
+        + " times (" + last.getMessage() + "); try again when it is less busy, or keep more history");
   }
 
   /** The revision of the last applied change (0 when empty). */

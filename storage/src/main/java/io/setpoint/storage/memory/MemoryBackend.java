@@ -9,6 +9,7 @@ import io.setpoint.storage.Backend;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.Page;
 import io.setpoint.storage.StorageException;
+import io.setpoint.storage.StoreSnapshot;
 import io.setpoint.storage.WatchCursor;
 import io.setpoint.storage.engine.Entry;
 import io.setpoint.storage.engine.Fences;
@@ -95,6 +96,11 @@ public final class MemoryBackend implements Backend {
   @Override
   public long revision() {
     return index.revision();
+  }
+
+  @Override
+  public StoreSnapshot snapshot() {
+    return index.snapshotNow();
   }
 
   @Override

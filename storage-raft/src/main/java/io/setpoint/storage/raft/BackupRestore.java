@@ -1,0 +1,90 @@
+package io.setpoint.storage.raft;
+
+import io.setpoint.api.v1.Resource;
+import io.setpoint.storage.BackupFile;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.util.MD5FileUtil;
+
+/**
+ * Prepares a new data directory from a snapshot file ({@code setpoint snapshot restore}): a
+ * one-member cluster whose store starts as the snapshot held it, revisions and all, so that the
+ * next write gets the revision after the snapshot's.
+ *
+ * <p>It starts the member once, alone, on the directory, so that Ratis lays it out and elects it;
+ * stops it; and leaves the snapshot where the state machine looks for its latest snapshot, labelled
+ * with the member's last log position. Starting the member then loads the snapshot and skips the
+ * entries before it, as after a restart.
+ */
+public final class BackupRestore {
+  private static final Duration ELECTION = Duration.ofSeconds(30);
+
+  private BackupRestore() {}
+
+  /**
+   * Restores {@code snapshot} into {@code config}'s data directory, which must not exist or be
+   * empty, for the member {@code config} names, alone.
+   *
+   * @throws IllegalArgumentException when the directory holds anything, or {@code config} names
+   *     other members
+   * @throws UncheckedIOException when the directory cannot be written
+   */
+  public static void restore(BackupFile.Contents snapshot, RaftConfig config) {
+    Path dir = config.dataDir();
+    if (!isEmpty(dir)) {
+      throw new IllegalArgumentException(dir + " is not empty: restore into a new data directory");
+    }
+    if (config.peers().size() != 1 || !config.peers().containsKey(config.nodeName())) {
+      throw new IllegalArgumentException("a snapshot is restored into a cluster of one member; grow it afterwards");
+    }
+    TermIndex last;
+    try (RaftBackend member = RaftBackend.start(config)) {
+      last = awaitLeader(member);
+    }
+    DataDirectory layout = new DataDirectory(config);
+    Path file = layout.snapshotDir().resolve(SimpleStateMachineStorage.getSnapshotFileName(last.getTerm(), last.getIndex()));
+    List<Resource> resources = snapshot.resources();
+    try {
+      SnapshotFile.write(file, new SnapshotFile.Contents(snapshot.header().getRevision(), resources));
+      MD5FileUtil.computeAndSaveMd5ForFile(file.toFile());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Waits for the member to lead and apply its first entry; its last applied log position. */
+  private static TermIndex awaitLeader(RaftBackend member) {
+    long deadline = System.nanoTime() + ELECTION.toNanos();
+    while (System.nanoTime() < deadline) {
+      TermIndex applied = member.lastAppliedTermIndex();
+      if (member.isLeader() && applied != null && applied.getTerm() > 0) {
+        return applied;
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while the new member was electing itself", e);
+      }
+    }
+    throw new IllegalStateException("the new member did not elect itself within " + ELECTION.toSeconds() + " s");
+  }
+
+  private static boolean isEmpty(Path dir) {
+    if (!Files.exists(dir)) {
+      return true;
+    }
+    try (Stream<Path> entries = Files.list(dir)) {
+      return entries.findAny().isEmpty();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + dir + ": " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package io.setpoint.storage.raft;
+
+import io.setpoint.api.v1.Resource;
+import io.setpoint.storage.StorageException;
+import io.setpoint.storage.engine.ResourceIndex;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.raftlog.RaftLog;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.util.MD5FileUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the state machine's snapshots on a thread of their own, so that applying goes on while
+ * one is written. The apply thread only notes the revision and log position; the writer reads the
+ * store as of that revision from its version chains ({@link ResourceIndex#forEachLiveAt}), which
+ * later writes leave alone. If the history that revision needs is cut before the walk ends (writes
+ * outran the writer), the next snapshot copies the live set on the apply thread instead, as a
+ * snapshot must eventually succeed for the log to be purged.
+ *
+ * <p>Ratis learns of a snapshot when it next asks for one: {@link #take} answers the index of the
+ * snapshot finished since, and until then that no snapshot was taken.
+ */
+final class SnapshotWriter implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(SnapshotWriter.class);
+  /** How long closing, or loading another snapshot, waits for a snapshot being written. */
+  private static final long AWAIT_SECONDS = 120;
+
+  /** The writer's own thread, or null when a test runs the writes. */
+  private final ExecutorService thread;
+  private final Executor executor;
+  private final RaftActivity activity;
+  private final Consumer<SingleFileSnapshotInfo> written;
+  /** The index of a snapshot finished and not yet reported to Ratis, or INVALID_LOG_INDEX. */
+  private final AtomicLong finished = new AtomicLong(RaftLog.INVALID_LOG_INDEX);
+  /** Set by the writer when a walk lost its revision to compaction; read on the apply thread. */
+  private volatile boolean copyOnApplyThread;
+  /** Only the apply thread starts and replaces it. */
+  private volatile CompletableFuture<Void> writing = CompletableFuture.completedFuture(null);
+
+  /** @param written told of each snapshot once its file and checksum are on disk */
+  SnapshotWriter(RaftActivity activity, Consumer<SingleFileSnapshotInfo> written) {
+    this(activity, written, Executors.newSingleThreadExecutor(
+        Thread.ofPlatform().name("setpoint-snapshot-writer").daemon().factory()));
+  }
+
+  /** Writes on {@code executor}: tests choose when a write runs. */
+  SnapshotWriter(RaftActivity activity, Consumer<SingleFileSnapshotInfo> written, Executor executor) {
+    this.activity = activity;
+    this.written = written;
+    this.executor = executor;
+    this.thread = executor instanceof ExecutorService owned ? owned : null;
+  }
+
+  /**
+   * On the apply thread, with the store at {@code last}: answers the index of a snapshot finished
+   * since the previous call; otherwise starts writing one of the store as it is now to {@code file},
+   * unless one is being written, and answers INVALID_LOG_INDEX.
+   */
+  long take(TermIndex last, ReplicatedStore store, File file) {
+    long done = finished.getAndSet(RaftLog.INVALID_LOG_INDEX);
+    if (done != RaftLog.INVALID_LOG_INDEX) {
+      return done;
+    }
+    if (!writing.isDone()) {
+      return RaftLog.INVALID_LOG_INDEX;
+    }
+    ResourceIndex index = store.index();
+    long revision = index.revision();
+    List<Resource> copied = null;
+    if (copyOnApplyThread) {
+      copied = new ArrayList<>();
+      index.forEachLive(copied::add);
+    }
+    List<Resource> live = copied;
+    long started = System.nanoTime();
+    writing = CompletableFuture.runAsync(() -> write(last, index, revision, live, file, started), executor);
+    return RaftLog.INVALID_LOG_INDEX;
+  }
+
+  private void write(TermIndex last, ResourceIndex index, long revision, List<Resource> copied, File file, long started) {
+    List<Resource> live = copied;
+    if (live == null) {
+      live = new ArrayList<>();
+      try {
+        index.forEachLiveAt(revision, live::add);
+      } catch (StorageException e) {
+        copyOnApplyThread = true;
+        log.info("writes outran the snapshot of revision {} ({}); the next one is copied while applying waits",
+            revision, e.getMessage());
+        return;
+      }
+    }
+    copyOnApplyThread = false;
+    try {
+      // On failure (a full disk, say) this removes its temporary file and leaves any earlier one.
+      SnapshotFile.write(file.toPath(), new SnapshotFile.Contents(revision, live));
+      MD5Hash md5;
+      try {
+        md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+      } catch (RuntimeException e) {
+        // A snapshot without its checksum is not one to start from; the next attempt writes it anew.
+        Files.deleteIfExists(file.toPath());
+        Files.deleteIfExists(MD5FileUtil.getDigestFileForFile(file).toPath());
+        throw new IOException("saving the checksum of the snapshot " + file + " failed", e);
+      }
+      written.accept(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
+      finished.set(last.getIndex());
+      activity.snapshotTaken(System.nanoTime() - started);
+      log.debug("snapshot of {} resources at revision {} as of log {}", live.size(), revision, last);
+    } catch (IOException | RuntimeException e) {
+      // Ratis asks again after its next entries; the earlier snapshot and the log stay as they are.
+      log.warn("writing the snapshot {} failed: {}", file, e.toString());
+    }
+  }
+
+  /** Waits for a snapshot being written, before another is loaded over the store or at close. */
+  void await() {
+    try {
+      writing.get(AWAIT_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      log.warn("the snapshot being written did not finish: {}", e.toString());
+    }
+  }
+
+  @Override
+  public void close() {
+    await();
+    if (thread != null) {
+      thread.shutdownNow();
+    }
+  }
+}

@@ -116,6 +116,16 @@ final class AgentCommand implements Callable<Integer> {
           + "when lower). Raise it for clients behind one proxy or NAT.")
   private Integer maxConnectionsPerClient;
 
+  @Option(names = "-client-rate-limit", paramLabel = "N",
+      description = "At most N API requests per second from each client (its token, or its address without one); "
+          + "more are refused with RESOURCE_EXHAUSTED / HTTP 429 and Retry-After (default: no limit).")
+  private Integer clientRateLimit;
+
+  @Option(names = "-client-rate-burst", paramLabel = "N",
+      description = "With -client-rate-limit: requests a client may make at once after a quiet spell (default: "
+          + "the rate).")
+  private Integer clientRateBurst;
+
   @Option(names = "-history-mib", paramLabel = "MIB",
       description = "Keep at most MIB mebibytes of past resource versions for watch resumes and page tokens "
           + "(default: an eighth of the JVM's maximum heap); the oldest are compacted first.")
@@ -161,6 +171,9 @@ final class AgentCommand implements Callable<Integer> {
       }
       if (maxConnectionsPerClient != null) {
         builder.maxConnectionsPerClient(maxConnectionsPerClient);
+      }
+      if (clientRateLimit != null) {
+        builder.clientRateLimit(clientRateLimit, clientRateBurst != null ? clientRateBurst : clientRateLimit);
       }
       if (plugins != null) {
         builder.plugins(plugins);
@@ -256,6 +269,11 @@ final class AgentCommand implements Callable<Integer> {
     checkAtLeastOne("-max-connections", maxConnections);
     checkAtLeastOne("-max-connections-per-client", maxConnectionsPerClient);
     checkAtLeastOne("-history-mib", historyMib);
+    checkAtLeastOne("-client-rate-limit", clientRateLimit);
+    checkAtLeastOne("-client-rate-burst", clientRateBurst);
+    if (clientRateBurst != null && clientRateLimit == null) {
+      throw usage("-client-rate-burst goes with -client-rate-limit N");
+    }
     checkPort("-raft-port", raftPort, false);
     if ((tlsCert == null) != (tlsKey == null)) {
       throw usage("-tls-cert and -tls-key go together: give both (the certificate and its private key) or neither");

@@ -27,7 +27,8 @@ final class OperatorCommand {
   static final class Raft {}
 
   /** {@code setpoint operator raft list-peers}: a table of members. */
-  @Command(name = "list-peers", description = "Lists the Raft members and which one leads (needs operator:read).")
+  @Command(name = "list-peers", description = "Lists the Raft members: which one leads, the last log index each is"
+      + " known to hold, when the member asked last heard from it, and which are unreachable (needs operator:read).")
   static final class ListPeers implements Callable<Integer> {
     @Spec private CommandSpec spec;
     @Mixin private ClientOptions client;
@@ -38,12 +39,19 @@ final class OperatorCommand {
       try (SetpointClient c = client.connect(spec.commandLine())) {
         peers = c.raftPeers();
       }
-      Table table = new Table(List.of("NODE", "ADDRESS", "STATE"));
+      Table table = new Table(List.of("NODE", "ADDRESS", "STATE", "INDEX", "LAST CONTACT"));
       for (Peer p : peers.getPeersList()) {
-        table.row(List.of(p.getName(), p.getAddress(), p.getLeader() ? "leader" : "follower"));
+        String state = p.getUnreachable() ? "unreachable" : p.getLeader() ? "leader" : "follower";
+        String lastContact = p.hasLastContact()
+            ? (p.getLastContact().getSeconds() * 1000 + p.getLastContact().getNanos() / 1_000_000) + " ms ago" : "-";
+        table.row(List.of(p.getName(), p.getAddress(), state, p.hasIndex() ? Long.toString(p.getIndex()) : "-",
+            lastContact));
       }
       PrintWriter out = spec.commandLine().getOut();
       table.print(out);
+      out.println("as " + peers.getAnsweredBy() + " knows them" + (peers.getPeersList().stream()
+          .anyMatch(p -> p.getName().equals(peers.getAnsweredBy()) && p.getLeader())
+          ? "" : "; ask the leader for every member's index and last contact"));
       out.flush();
       return 0;
     }

@@ -185,6 +185,17 @@ class AgentCommandTest {
   }
 
   @Test
+  void aClientRateLimitMustBePositiveAndABurstNeedsOne() {
+    CliRun zero = CliRun.run("agent", "-dev", "-client-rate-limit", "0");
+    CliRun burstAlone = CliRun.run("agent", "-dev", "-client-rate-burst", "5");
+
+    assertThat(zero.code()).isEqualTo(2);
+    assertThat(zero.err()).contains("-client-rate-limit must be at least 1, was 0");
+    assertThat(burstAlone.code()).isEqualTo(2);
+    assertThat(burstAlone.err()).contains("-client-rate-burst goes with -client-rate-limit N");
+  }
+
+  @Test
   void historyMibMustBePositive() {
     CliRun run = CliRun.run("agent", "-dev", "-history-mib", "0");
 

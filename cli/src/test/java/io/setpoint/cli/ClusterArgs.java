@@ -1,5 +1,8 @@
 package io.setpoint.cli;
 
+import io.setpoint.api.v1.Type;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.client.SetpointException;
 import io.setpoint.testkit.FreePorts;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,5 +48,23 @@ final class ClusterArgs {
         "-raft-port", String.valueOf(raft[i]), "-port", String.valueOf(api[i]), "-cluster", cluster, "-no-acls"));
     args.addAll(List.of(extra));
     return args.toArray(String[]::new);
+  }
+
+  /** Whether the agent at {@code port} on loopback serves {@code type}; false while it cannot be reached. */
+  static boolean serves(int port, Type type) {
+    try (SetpointClient client = SetpointClient.connect("127.0.0.1:" + port)) {
+      return client.types().getTypesList().stream().anyMatch(t -> t.getType().equals(type));
+    } catch (SetpointException e) {
+      return false;
+    }
+  }
+
+  /** Stops, as SIGINT would, every run in {@code runs} still running. */
+  static void stopAll(List<CliRun> runs) throws InterruptedException {
+    for (CliRun run : runs) {
+      if (run.code() == null) {
+        run.interruptAndJoin();
+      }
+    }
   }
 }

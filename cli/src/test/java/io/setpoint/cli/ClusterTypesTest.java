@@ -30,19 +30,7 @@ class ClusterTypesTest {
 
   @AfterEach
   void stopAll() throws InterruptedException {
-    for (CliRun member : members) {
-      if (member.code() == null) {
-        member.interruptAndJoin();
-      }
-    }
-  }
-
-  private static boolean serves(int port) {
-    try (SetpointClient client = SetpointClient.connect("127.0.0.1:" + port)) {
-      return client.types().getTypesList().stream().anyMatch(t -> t.getType().equals(PLANT));
-    } catch (SetpointException e) {
-      return false;
-    }
+    ClusterArgs.stopAll(members);
   }
 
   @Test
@@ -56,7 +44,7 @@ class ClusterTypesTest {
       await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> first.write(GardenTypes.definition(GardenTypes.files(false))) != null);
     }
     for (int port : api) {
-      await().atMost(Duration.ofSeconds(30)).until(() -> serves(port));
+      await().atMost(Duration.ofSeconds(30)).until(() -> ClusterArgs.serves(port, PLANT));
     }
     try (SetpointClient second = SetpointClient.connect("127.0.0.1:" + api[1]);
         SetpointClient third = SetpointClient.connect("127.0.0.1:" + api[2])) {
@@ -80,7 +68,7 @@ class ClusterTypesTest {
 
     members.get(2).interruptAndJoin();
     members.set(2, CliRun.start(cluster.member(2)));
-    await().atMost(Duration.ofSeconds(60)).until(() -> serves(api[2]));
+    await().atMost(Duration.ofSeconds(60)).until(() -> ClusterArgs.serves(api[2], PLANT));
     try (SetpointClient restarted = SetpointClient.connect("127.0.0.1:" + api[2])) {
       assertThat(restarted.readConsistent(Ids.of(PLANT, "fern")).getData().getTypeUrl()).endsWith("acme.garden.v1.Plant");
       restarted.write(GardenTypes.plant("moss", "moss", 2));

@@ -41,11 +41,7 @@ class PluginsTest {
 
   @AfterEach
   void stopMembers() throws InterruptedException {
-    for (CliRun member : members) {
-      if (member.code() == null) {
-        member.interruptAndJoin();
-      }
-    }
+    ClusterArgs.stopAll(members);
   }
 
   private Path notesPluginDir() throws Exception {

@@ -10,7 +10,6 @@ import io.setpoint.api.v1.Condition;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Status;
 import io.setpoint.client.SetpointClient;
-import io.setpoint.client.SetpointException;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Album;
 import io.setpoint.demo.v2.Artist;
@@ -44,19 +43,7 @@ class SnapshotCommandsTest {
 
   @AfterEach
   void stopAll() throws InterruptedException {
-    for (CliRun agent : agents) {
-      if (agent.code() == null) {
-        agent.interruptAndJoin();
-      }
-    }
-  }
-
-  private static boolean serves(int port) {
-    try (SetpointClient client = SetpointClient.connect("127.0.0.1:" + port)) {
-      return client.types().getTypesList().stream().anyMatch(t -> t.getType().equals(GardenTypes.PLANT));
-    } catch (SetpointException e) {
-      return false;
-    }
+    ClusterArgs.stopAll(agents);
   }
 
   private static BackupFile.Contents read(Path file) throws IOException {
@@ -76,7 +63,7 @@ class SnapshotCommandsTest {
     try (SetpointClient source = SetpointClient.connect("127.0.0.1:" + api[0])) {
       // A type added at runtime and a resource of it, an owner with a child and a status, an ACL policy.
       await().atMost(WAIT).ignoreExceptions().until(() -> source.write(GardenTypes.definition(GardenTypes.files(false))) != null);
-      await().atMost(WAIT).until(() -> serves(api[0]));
+      await().atMost(WAIT).until(() -> ClusterArgs.serves(api[0], GardenTypes.PLANT));
       source.write(GardenTypes.plant("fern", "fern", 40));
       Resource artist = source.write(Resource.newBuilder()
           .setId(Ids.of(DemoTypes.ARTIST, Tenancies.of("default", "default"), "nina"))
@@ -106,7 +93,7 @@ class SnapshotCommandsTest {
       });
       await().atMost(WAIT).until(() -> source.listAll(DemoTypes.ARTIST, Tenancies.of("default", "default")).size() > 20);
       String follower = "127.0.0.1:" + api[2];
-      await().atMost(WAIT).until(() -> serves(api[2]));
+      await().atMost(WAIT).until(() -> ClusterArgs.serves(api[2], GardenTypes.PLANT));
       CliRun saved = CliRun.run("snapshot", "save", file.toString(), "-address", follower);
       writing.set(false);
       writer.join();
@@ -137,7 +124,7 @@ class SnapshotCommandsTest {
     assertThat(restored.code()).as(restored.toString()).isZero();
     // Without controllers, so nothing writes to it before it is compared.
     agents.add(CliRun.start("agent", "-data-dir", restoredDir.toString(), "-demo-types", "-no-demo-controllers", "-no-acls"));
-    await().atMost(WAIT).until(() -> serves(apiPort));
+    await().atMost(WAIT).until(() -> ClusterArgs.serves(apiPort, GardenTypes.PLANT));
     // Every resource, served types and internal ones alike, as a backup of the restored agent shows it.
     Path again = dir.resolve("again.snap");
     CliRun savedAgain = CliRun.run("snapshot", "save", again.toString(), "-address", "127.0.0.1:" + apiPort);

@@ -2,6 +2,8 @@ package io.setpoint.storage;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Consumer;
 
 /**
@@ -11,8 +13,24 @@ import java.util.function.Consumer;
  * it.
  */
 public interface Replication {
-  /** One member of the cluster. */
-  record Member(String name, String address, boolean leader) {}
+  /**
+   * One member of the cluster, as the member asked knows it. The leader knows every member's
+   * position and when it last heard from each; a follower knows only its own and the leader's.
+   *
+   * @param index the last log index the member is known to hold committed (for the member asked:
+   *     the last it applied); empty when unknown
+   * @param lastContact how long since the member asked last heard from it (zero for itself); empty
+   *     when unknown
+   * @param unreachable not heard from for longer than an election timeout: down, cut off, or
+   *     stopped
+   */
+  record Member(
+      String name,
+      String address,
+      boolean leader,
+      OptionalLong index,
+      Optional<Duration> lastContact,
+      boolean unreachable) {}
 
   /**
    * This member's Raft positions and activity.

@@ -211,6 +211,9 @@ public final class Agent implements AutoCloseable {
     private int maxConnections;
     private int maxConnectionsPerClient;
     private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+    /** Requests per second per client; 0: no limit. */
+    private double clientRate;
+    private int clientBurst;
     private Path pluginDir;
     private boolean replaceTypeSet;
     private RaftConfig raft;
@@ -371,6 +374,21 @@ public final class Agent implements AutoCloseable {
     }
 
     /**
+     * Limits the API requests of each client (its token, or its address without one) to {@code
+     * perSecond} on average and {@code burst} at once; a request over it is refused with {@code
+     * RESOURCE_EXHAUSTED} (HTTP 429) and a {@code Retry-After}. Default: no limit.
+     */
+    public Builder clientRateLimit(double perSecond, int burst) {
+      if (!(perSecond > 0) || burst < 1) {
+        throw new IllegalArgumentException(
+            "clientRateLimit needs a rate above 0 and a burst of at least 1, was " + perSecond + " and " + burst);
+      }
+      this.clientRate = perSecond;
+      this.clientBurst = burst;
+      return this;
+    }
+
+    /**
      * Loads the {@link SetpointPlugin}s of every jar in {@code dir} (see docs/plugins.md): their
      * types are registered with the agent's, their controllers run with its own. {@link #start()}
      * throws an {@link IllegalStateException} naming a jar or plugin it cannot use.
@@ -465,6 +483,9 @@ public final class Agent implements AutoCloseable {
       ConnectionLimiter limiter = new ConnectionLimiter(connectionLimits, meters, ticker);
       ServerBuilder serverBuilder = Server.builder();
       AgentMeters.requests(serverBuilder, meters);
+      if (clientRate > 0) {
+        serverBuilder.decorator(new RequestRateLimiter(clientRate, clientBurst, ticker, meters));
+      }
       WebUi.bind(serverBuilder);
       if (tlsMaterial == null) {
         serverBuilder.http(new InetSocketAddress(host, port));
@@ -535,6 +556,9 @@ public final class Agent implements AutoCloseable {
           tlsMaterial == null ? "" : tls.mutual() ? " over mutual TLS" : " over TLS");
       log.info("At most {} client connections, {} per client address; idle ones close after {} ms",
           connectionLimits.total(), connectionLimits.perClient(), idleTimeout.toMillis());
+      if (clientRate > 0) {
+        log.info("At most {} API requests per second per client, {} at once", clientRate, clientBurst);
+      }
       manager.start();
       ready.set(true);
       return agent;

@@ -73,7 +73,12 @@ public final class OperatorGrpcService extends OperatorServiceGrpc.OperatorServi
     answer(out, Permission.OPERATOR_READ, () -> {
       ListPeersResponse.Builder response = ListPeersResponse.newBuilder().setAnsweredBy(replication.nodeName());
       for (Replication.Member m : replication.members()) {
-        response.addPeers(Peer.newBuilder().setName(m.name()).setAddress(m.address()).setLeader(m.leader()));
+        Peer.Builder peer = Peer.newBuilder().setName(m.name()).setAddress(m.address()).setLeader(m.leader())
+            .setUnreachable(m.unreachable());
+        m.index().ifPresent(peer::setIndex);
+        m.lastContact().ifPresent(d -> peer.setLastContact(
+            com.google.protobuf.Duration.newBuilder().setSeconds(d.getSeconds()).setNanos(d.getNano())));
+        response.addPeers(peer);
       }
       return response.build();
     });

@@ -11,8 +11,8 @@ import io.setpoint.storage.Consistency;
 import io.setpoint.storage.Health;
 import io.setpoint.storage.Page;
 import io.setpoint.storage.Replication;
-import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StoreSnapshot;
 import io.setpoint.storage.WatchCursor;
 import io.setpoint.storage.engine.Fences;
@@ -27,8 +27,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -47,6 +50,9 @@ import java.util.function.Function;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
@@ -55,8 +61,8 @@ import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -383,9 +389,34 @@ public final class RaftBackend implements Backend, Replication {
   public List<Member> members() {
     try {
       RaftServer.Division division = server.getDivision(RatisSettings.GROUP_ID);
-      RaftPeerId leader = division.getInfo().getLeaderId();
+      DivisionInfo info = division.getInfo();
+      RaftPeerId leader = info.getLeaderId();
+      String self = config.nodeName();
+      Map<String, Duration> contact = new HashMap<>();
+      RoleInfoProto role = info.getRoleInfoProto();
+      if (role.hasLeaderInfo()) {
+        for (ServerRpcProto follower : role.getLeaderInfo().getFollowerInfoList()) {
+          contact.put(RaftPeerId.valueOf(follower.getId().getId()).toString(), Duration.ofMillis(follower.getLastRpcElapsedTimeMs()));
+        }
+      } else if (role.hasFollowerInfo() && leader != null) {
+        contact.put(leader.toString(), Duration.ofMillis(role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs()));
+      }
+      contact.put(self, Duration.ZERO);
+      Map<String, Long> index = new HashMap<>();
+      for (CommitInfoProto c : division.getCommitInfos()) {
+        index.put(RaftPeerId.valueOf(c.getServer().getId()).toString(), c.getCommitIndex());
+      }
+      index.put(self, info.getLastAppliedIndex());
+      Duration silence = config.tuning().electionTimeoutMax();
       return division.getRaftConf().getCurrentPeers().stream()
-          .map(p -> new Member(p.getId().toString(), p.getAddress(), p.getId().equals(leader)))
+          .map(p -> {
+            String name = p.getId().toString();
+            Optional<Duration> last = Optional.ofNullable(contact.get(name));
+            Long known = index.get(name);
+            return new Member(name, p.getAddress(), p.getId().equals(leader),
+                known == null ? OptionalLong.empty() : OptionalLong.of(known), last,
+                last.isPresent() && last.get().compareTo(silence) > 0);
+          })
           .sorted(Comparator.comparing(Member::name))
           .toList();
     } catch (IOException e) {

@@ -1,5 +1,7 @@
 package io.setpoint.storage.raft;
 
+import static io.setpoint.storage.conformance.Fixtures.id;
+import static io.setpoint.storage.conformance.Fixtures.resource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -55,6 +57,36 @@ class LeadershipTest {
           assertThat(heard.get(member.nodeName())).endsWith(false);
         }
       }
+    }
+  }
+
+  @Test
+  void theLeaderListsEachMembersIndexAndLastContactAndMarksAStoppedOneUnreachable() {
+    try (TestCluster cluster = TestCluster.start(3, Limits.DEFAULT, TestCluster.FAST)) {
+      RaftBackend leader = cluster.awaitLeader();
+      leader.writeCas(resource(id("a")));
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(leader.members()).allSatisfy(m -> {
+        assertThat(m.index()).as(m.name()).isPresent();
+        assertThat(m.index().getAsLong()).as(m.name()).isPositive();
+        assertThat(m.lastContact()).as(m.name()).isPresent();
+        assertThat(m.unreachable()).as(m.name()).isFalse();
+      }));
+      assertThat(leader.members()).filteredOn(m -> m.name().equals(leader.nodeName()))
+          .singleElement().satisfies(m -> assertThat(m.lastContact()).hasValue(Duration.ZERO));
+
+      String stopped = cluster.follower().nodeName();
+      cluster.stopMember(stopped);
+      await().atMost(Duration.ofSeconds(20)).until(() -> leader.members().stream()
+          .filter(m -> m.name().equals(stopped)).findFirst().orElseThrow().unreachable());
+      assertThat(leader.members()).filteredOn(m -> !m.name().equals(stopped)).noneMatch(m -> m.unreachable());
+
+      // A follower knows the leader's contact, not the other follower's.
+      RaftBackend follower = cluster.members().stream()
+          .filter(m -> m != leader && !m.nodeName().equals(stopped)).findFirst().orElseThrow();
+      assertThat(follower.members()).filteredOn(m -> m.name().equals(leader.nodeName()))
+          .singleElement().satisfies(m -> assertThat(m.lastContact()).isPresent());
+      assertThat(follower.members()).filteredOn(m -> m.name().equals(stopped))
+          .singleElement().satisfies(m -> assertThat(m.lastContact()).isEmpty());
     }
   }
 

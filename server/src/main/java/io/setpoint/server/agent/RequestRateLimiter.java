@@ -1,0 +1,158 @@
+package io.setpoint.server.agent;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.linecorp.armeria.common.HttpData;
+import com.linecorp.armeria.common.HttpHeaderNames;
+import com.linecorp.armeria.common.HttpRequest;
+import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.HttpStatus;
+import com.linecorp.armeria.common.MediaType;
+import com.linecorp.armeria.common.RequestHeaders;
+import com.linecorp.armeria.common.ResponseHeaders;
+import com.linecorp.armeria.server.DecoratingHttpServiceFunction;
+import com.linecorp.armeria.server.HttpService;
+import com.linecorp.armeria.server.ServiceRequestContext;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.setpoint.controller.time.Ticker;
+import io.setpoint.server.acl.AccessControl;
+import java.net.InetSocketAddress;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A per-client request rate limit on the API (gRPC calls and {@code /api}): a token bucket per
+ * client, refilled at {@code perSecond} and holding at most {@code burst}. The client is its token
+ * (ACL secret) when the request carries one, else its address, so one client flooding cannot take
+ * another's share. A request over the limit is answered at once, without reaching a service:
+ * {@code RESOURCE_EXHAUSTED} for gRPC, {@code 429} with a JSON error for HTTP, both with a {@code
+ * Retry-After} of whole seconds until the bucket holds a token again. A watch counts once, when it
+ * opens. Probes, {@code /metrics} and the UI's files are not limited.
+ */
+final class RequestRateLimiter implements DecoratingHttpServiceFunction {
+  /** Past this many clients, those whose buckets are full again (idle ones) are forgotten. */
+  private static final int TRIM_AT = 10_000;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final double perNano;
+  private final double burst;
+  private final Ticker ticker;
+  private final Counter refused;
+  private final Map<String, Bucket> buckets = new ConcurrentHashMap<>();
+
+  /**
+   * @param perSecond requests per second each client may make on average
+   * @param burst requests a client may make at once after being idle
+   */
+  RequestRateLimiter(double perSecond, int burst, Ticker ticker, MeterRegistry meters) {
+    if (!(perSecond > 0) || burst < 1) {
+      throw new IllegalArgumentException("a rate limit needs a rate above 0 and a burst of at least 1");
+    }
+    this.perNano = perSecond / 1e9;
+    this.burst = burst;
+    this.ticker = ticker;
+    this.refused = Counter.builder("setpoint.requests.rate.limited")
+        .description("Requests refused because their client was over its rate limit")
+        .register(meters);
+  }
+
+  /** One client's tokens, as of {@code at}. */
+  private final class Bucket {
+    private double tokens = burst;
+    private long at = ticker.read();
+
+    /** Takes a token: 0 when there was one, else the nanoseconds until there is. */
+    synchronized long take(long now) {
+      tokens = Math.min(burst, tokens + (now - at) * perNano);
+      at = now;
+      if (tokens >= 1) {
+        tokens -= 1;
+        return 0;
+      }
+      return (long) Math.ceil((1 - tokens) / perNano);
+    }
+
+    synchronized boolean idle(long now) {
+      return tokens + (now - at) * perNano >= burst;
+    }
+  }
+
+  @Override
+  public HttpResponse serve(HttpService delegate, ServiceRequestContext ctx, HttpRequest req) throws Exception {
+    RequestHeaders headers = req.headers();
+    boolean grpc = isGrpc(headers);
+    if (!grpc && !ctx.path().startsWith("/api/")) {
+      return delegate.serve(ctx, req);
+    }
+    long now = ticker.read();
+    long wait = bucket(client(ctx, headers), now).take(now);
+    if (wait == 0) {
+      return delegate.serve(ctx, req);
+    }
+    refused.increment();
+    long retryAfter = Math.max(1, (wait + 999_999_999L) / 1_000_000_000L);
+    String message = "this client is over its rate limit; retry after " + retryAfter + " s";
+    if (grpc) {
+      return HttpResponse.of(ResponseHeaders.builder(HttpStatus.OK)
+          .contentType(headers.contentType())
+          .add("grpc-status", "8") // RESOURCE_EXHAUSTED
+          .add("grpc-message", URLEncoder.encode(message, StandardCharsets.UTF_8).replace("+", "%20"))
+          .add(HttpHeaderNames.RETRY_AFTER, Long.toString(retryAfter))
+          .build());
+    }
+    ObjectNode body = JSON.createObjectNode().put("code", "RESOURCE_EXHAUSTED").put("message", message);
+    return HttpResponse.of(ResponseHeaders.builder(HttpStatus.TOO_MANY_REQUESTS)
+            .contentType(MediaType.JSON_UTF_8)
+            .add(HttpHeaderNames.RETRY_AFTER, Long.toString(retryAfter))
+            .build(),
+        HttpData.ofUtf8(JSON.writeValueAsString(body)));
+  }
+
+  private Bucket bucket(String client, long now) {
+    Bucket bucket = buckets.get(client);
+    if (bucket != null) {
+      return bucket;
+    }
+    if (buckets.size() >= TRIM_AT) {
+      buckets.values().removeIf(b -> b.idle(now));
+    }
+    return buckets.computeIfAbsent(client, c -> new Bucket());
+  }
+
+  /** The secret is not kept: only enough of its hash to tell clients apart. */
+  private static String hashed(String token) {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+      return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java runtime has SHA-256", e);
+    }
+  }
+
+  private static boolean isGrpc(RequestHeaders headers) {
+    MediaType type = headers.contentType();
+    return type != null && type.subtype().startsWith("grpc");
+  }
+
+  /** The request's token if it has one (gRPC metadata or a bearer header), else its address. */
+  private static String client(ServiceRequestContext ctx, RequestHeaders headers) {
+    String token = headers.get(AccessControl.TOKEN_METADATA);
+    if (token == null) {
+      String auth = headers.get(HttpHeaderNames.AUTHORIZATION);
+      if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
+        token = auth.substring(7).trim();
+      }
+    }
+    if (token != null && !token.isEmpty()) {
+      return "token:" + hashed(token);
+    }
+    return ctx.remoteAddress() instanceof InetSocketAddress socket ? "address:" + socket.getAddress().getHostAddress() : "address:?";
+  }
+}

@@ -1,0 +1,82 @@
+package io.setpoint.server.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.grpc.Status;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.client.SetpointException;
+import io.setpoint.controller.time.ManualTicker;
+import io.setpoint.demo.DemoTypes;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The per-client request rate limit of a real agent, on a ticker the test moves: a client over its
+ * limit is refused over gRPC and HTTP with when to retry, while another client keeps its own share.
+ */
+class RequestRateLimitTest {
+  private final ManualTicker ticker = new ManualTicker();
+  private final HttpClient http = HttpClient.newHttpClient();
+  private Agent agent;
+  private String address;
+
+  @BeforeEach
+  void start() {
+    agent = Agent.builder().port(0).acls(false).types(DemoTypes::register).ticker(ticker)
+        .clientRateLimit(2, 3).start();
+    address = "127.0.0.1:" + agent.port();
+  }
+
+  @AfterEach
+  void stop() {
+    agent.close();
+  }
+
+  private SetpointClient client(String token) {
+    return SetpointClient.builder().address(address).token(token).build();
+  }
+
+  private HttpResponse<String> get(String path, String token) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create("http://" + address + path))
+        .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(10)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void aClientOverItsLimitIsRefusedWithWhenToRetryWhileAnotherKeepsItsShare() throws Exception {
+    try (SetpointClient flooding = client("spt_flooding"); SetpointClient other = client("spt_other")) {
+      for (int i = 0; i < 3; i++) { // the burst
+        flooding.types();
+      }
+      assertThatThrownBy(flooding::types).isInstanceOfSatisfying(SetpointException.class, e -> {
+        assertThat(e.code()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+        assertThat(e.getMessage()).contains("this client is over its rate limit; retry after 1 s");
+      });
+      HttpResponse<String> refused = get("/api/types", "spt_flooding");
+      assertThat(refused.statusCode()).isEqualTo(429);
+      assertThat(refused.headers().firstValue("retry-after")).hasValue("1");
+      assertThat(refused.body()).isEqualTo(
+          "{\"code\":\"RESOURCE_EXHAUSTED\",\"message\":\"this client is over its rate limit; retry after 1 s\"}");
+
+      // Another client has its own bucket; probes are not limited.
+      for (int i = 0; i < 3; i++) {
+        assertThat(other.types().getTypesCount()).isPositive();
+      }
+      assertThat(http.send(HttpRequest.newBuilder(URI.create("http://" + address + "/readyz")).build(),
+          HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+
+      // Half a second refills one request at 2 per second.
+      ticker.advance(Duration.ofMillis(500));
+      assertThat(flooding.types().getTypesCount()).isPositive();
+      assertThatThrownBy(flooding::types).isInstanceOf(SetpointException.class);
+      assertThat(get("/metrics", "x").body()).containsPattern("setpoint_requests_rate_limited_total [1-9]");
+    }
+  }
+}

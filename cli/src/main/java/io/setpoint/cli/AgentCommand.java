@@ -116,6 +116,11 @@ final class AgentCommand implements Callable<Integer> {
           + "when lower). Raise it for clients behind one proxy or NAT.")
   private Integer maxConnectionsPerClient;
 
+  @Option(names = "-snapshot-every", paramLabel = "N",
+      description = "With -data-dir: take a snapshot of the store every N Raft log entries and purge the log behind"
+          + " it (default: 10000; one entry carries a batch of writes).")
+  private Integer snapshotEvery;
+
   @Option(names = "-client-rate-limit", paramLabel = "N",
       description = "At most N API requests per second from each client (its token, or its address without one); "
           + "more are refused with RESOURCE_EXHAUSTED / HTTP 429 and Retry-After (default: no limit).")
@@ -269,6 +274,10 @@ final class AgentCommand implements Callable<Integer> {
     checkAtLeastOne("-max-connections", maxConnections);
     checkAtLeastOne("-max-connections-per-client", maxConnectionsPerClient);
     checkAtLeastOne("-history-mib", historyMib);
+    checkAtLeastOne("-snapshot-every", snapshotEvery);
+    if (dev && snapshotEvery != null) {
+      throw usage("-snapshot-every is for a durable store (-data-dir); -dev keeps no snapshots");
+    }
     checkAtLeastOne("-client-rate-limit", clientRateLimit);
     checkAtLeastOne("-client-rate-burst", clientRateBurst);
     if (clientRateBurst != null && clientRateLimit == null) {
@@ -319,7 +328,9 @@ final class AgentCommand implements Callable<Integer> {
         throw new CliException("-raft-tls-cert/-raft-tls-key/-raft-tls-ca: " + e.getMessage(), e);
       }
     }
-    return RaftConfig.of(node, dataDir, raftPort, peers).withLimits(limits()).withTls(raftTls);
+    RaftConfig config = RaftConfig.of(node, dataDir, raftPort, peers).withLimits(limits()).withTls(raftTls);
+    return snapshotEvery == null ? config
+        : config.withTuning(config.tuning().withSnapshots(snapshotEvery, config.tuning().logSegmentBytes()));
   }
 
   private Map<String, String> parseCluster(String text) {

@@ -185,6 +185,36 @@ class AgentCommandTest {
   }
 
   @Test
+  void snapshotEveryMakesADurableAgentSnapshotThatOften(@TempDir Path dataDir) throws Exception {
+    int port = agent.start("agent", "-data-dir", dataDir.toString(), "-port", "0",
+        "-raft-port", String.valueOf(FreePorts.loopback()), "-demo-types", "-no-demo-controllers", "-no-acls",
+        "-snapshot-every", "4");
+    try (SetpointClient client = SetpointClient.connect("127.0.0.1:" + port)) {
+      for (int i = 0; i < 12; i++) { // one at a time: a log entry each
+        client.write(Resource.newBuilder().setId(Ids.of(DemoTypes.ARTIST, "a" + i))
+            .setData(Any.pack(Artist.newBuilder().setName("a" + i).build())).build());
+      }
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      try (Stream<Path> files = Files.walk(dataDir)) {
+        return files.anyMatch(f -> f.getParent().getFileName().toString().equals("sm")
+            && f.getFileName().toString().matches("snapshot\\.\\d+_\\d+"));
+      }
+    });
+  }
+
+  @Test
+  void snapshotEveryIsForADurableStoreAndMustBePositive() {
+    CliRun dev = CliRun.run("agent", "-dev", "-snapshot-every", "100");
+    CliRun zero = CliRun.run("agent", "-data-dir", "unused", "-snapshot-every", "0");
+
+    assertThat(dev.code()).isEqualTo(2);
+    assertThat(dev.err()).contains("-snapshot-every is for a durable store (-data-dir); -dev keeps no snapshots");
+    assertThat(zero.code()).isEqualTo(2);
+    assertThat(zero.err()).contains("-snapshot-every must be at least 1, was 0");
+  }
+
+  @Test
   void aClientRateLimitMustBePositiveAndABurstNeedsOne() {
     CliRun zero = CliRun.run("agent", "-dev", "-client-rate-limit", "0");
     CliRun burstAlone = CliRun.run("agent", "-dev", "-client-rate-burst", "5");

@@ -50,7 +50,7 @@ final class SnapshotCommand {
       "Saves a consistent copy of the agent's store to FILE while it keeps serving: every resource with its uid,"
           + " version, owner and statuses, the types added at runtime, ACL tokens and policies.",
       "The file is written beside FILE, checked against its checksum, then moved into place. Any member of a"
-          + " cluster can be asked; it saves what it has applied. Needs operator:read."})
+          + " cluster can be asked; it saves what it has applied. Needs operator:write, as the file holds every resource."})
   static final class Save implements Callable<Integer> {
     @Spec private CommandSpec spec;
     @Mixin private ClientOptions client;

@@ -10,6 +10,7 @@ import io.setpoint.api.v1.Condition;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Status;
 import io.setpoint.client.SetpointClient;
+import io.setpoint.client.SetpointException;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Album;
 import io.setpoint.demo.v2.Artist;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,12 +54,33 @@ class SnapshotCommandsTest {
     }
   }
 
+  private static Resource artist(String name, String description) {
+    return Resource.newBuilder()
+        .setId(Ids.of(DemoTypes.ARTIST, Tenancies.of("default", "default"), name))
+        .setData(Any.pack(Artist.newBuilder().setName(name).setDescription(description).build())).build();
+  }
+
+  /** {@code name} set to round {@code i}, over its stored version if it has one. */
+  private static Resource upsert(SetpointClient client, String name, int i) {
+    Resource next = artist(name, Integer.toString(i));
+    try {
+      return next.toBuilder().setVersion(client.readConsistent(next.getId()).getVersion()).build();
+    } catch (SetpointException e) {
+      return next;
+    }
+  }
+
+  private static int round(List<Resource> resources, String name) throws Exception {
+    Resource r = resources.stream().filter(x -> x.getId().getName().equals(name)).findFirst().orElseThrow();
+    return Integer.parseInt(r.getData().unpack(Artist.class).getDescription());
+  }
+
   @Test
   void aBackupOfALiveClusterRestoresIntoANewAgentWithEveryResourceAsItWas() throws Exception {
     ClusterArgs cluster = new ClusterArgs(dir.resolve("cluster"), 3);
     int[] api = cluster.apiPorts();
     for (int i = 0; i < 3; i++) {
-      agents.add(CliRun.start(cluster.member(i, "-demo-types")));
+      agents.add(CliRun.start(cluster.member(i, "-demo-types", "-no-demo-controllers")));
     }
     Path file = dir.resolve("backup.snap");
     try (SetpointClient source = SetpointClient.connect("127.0.0.1:" + api[0])) {
@@ -82,21 +105,30 @@ class SnapshotCommandsTest {
           """, "resource", "apply", "-f", "-", "-address", "127.0.0.1:" + api[0]);
       assertThat(policy.code()).as(policy.toString()).isZero();
 
-      // Writes go on, one after another, while a follower is asked for the backup.
+      // Writes go on, one after another, while a follower is asked for the backup: each round a
+      // new artist, then pair-b and pair-a set to the round. A copy of one revision has pair-b one
+      // round ahead of pair-a at most; a walk reading pair-a early and pair-b late would not.
       AtomicBoolean writing = new AtomicBoolean(true);
+      AtomicReference<RuntimeException> writeFailed = new AtomicReference<>();
       Thread writer = Thread.ofVirtual().start(() -> {
-        for (int i = 0; writing.get(); i++) {
-          source.write(Resource.newBuilder()
-              .setId(Ids.of(DemoTypes.ARTIST, Tenancies.of("default", "default"), String.format("w%05d", i)))
-              .setData(Any.pack(Artist.newBuilder().setName("w" + i).build())).build());
+        try {
+          for (int i = 0; writing.get(); i++) {
+            source.write(artist(String.format("w%05d", i), "w" + i));
+            source.write(upsert(source, "pair-b", i));
+            source.write(upsert(source, "pair-a", i));
+          }
+        } catch (RuntimeException e) {
+          writeFailed.set(e);
         }
       });
-      await().atMost(WAIT).until(() -> source.listAll(DemoTypes.ARTIST, Tenancies.of("default", "default")).size() > 20);
+      await().atMost(WAIT).until(() -> source.listAll(DemoTypes.ARTIST, Tenancies.of("default", "default")).size() > 20
+          || writeFailed.get() != null);
       String follower = "127.0.0.1:" + api[2];
       await().atMost(WAIT).until(() -> ClusterArgs.serves(api[2], GardenTypes.PLANT));
       CliRun saved = CliRun.run("snapshot", "save", file.toString(), "-address", follower);
       writing.set(false);
       writer.join();
+      assertThat(writeFailed.get()).as("the writer's failure").isNull();
       assertThat(saved.code()).as(saved.toString()).isZero();
       assertThat(saved.out()).startsWith("saved " + file + ": ").contains(" from c", "sha256 ");
     }
@@ -109,6 +141,9 @@ class SnapshotCommandsTest {
     assertThat(written).isEqualTo(
         java.util.stream.IntStream.range(0, written.size()).mapToObj(i -> String.format("w%05d", i)).toList());
     assertThat(all).allSatisfy(r -> assertThat(Long.parseLong(r.getVersion())).isLessThanOrEqualTo(contents.header().getRevision()));
+    int pairA = round(all, "pair-a");
+    int pairB = round(all, "pair-b");
+    assertThat(pairB - pairA).as("pair-b is at round %d, pair-a at %d", pairB, pairA).isBetween(0, 1);
 
     CliRun inspected = CliRun.run("snapshot", "inspect", file.toString());
     assertThat(inspected.code()).as(inspected.toString()).isZero();

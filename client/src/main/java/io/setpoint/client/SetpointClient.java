@@ -264,7 +264,7 @@ public final class SetpointClient implements AutoCloseable {
   /**
    * Saves a consistent copy of the agent's store to {@code out} as a snapshot file (the format of
    * {@code setpoint snapshot save}; its last bytes are the checksum of the rest), streamed as the
-   * agent sends it, without the client's deadline. Needs {@code operator:read}. {@code out} is not
+   * agent sends it, without the client's deadline. Needs {@code operator:write}. {@code out} is not
    * closed; if this fails, what it received is incomplete.
    *
    * @throws UncheckedIOException when writing to {@code out} fails (the call is cancelled)

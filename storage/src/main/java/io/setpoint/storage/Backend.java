@@ -136,8 +136,11 @@ public interface Backend extends AutoCloseable {
    *
    * @throws StorageException {@code COMPACTED} when writes kept cutting the history the copy
    *     needed faster than it could be read
+   * @throws UnsupportedOperationException from a backend that cannot copy itself (the default)
    */
-  StoreSnapshot snapshot();
+  default StoreSnapshot snapshot() {
+    throw new UnsupportedOperationException(getClass().getName() + " cannot take a copy of its store");
+  }
 
   /**
    * Whether this backend can take writes now, and if not why: a durable backend whose disk is full

@@ -84,7 +84,7 @@ public final class BackupFile {
     if (header.getFormat() != FORMAT) {
       throw new IOException("snapshot format " + header.getFormat() + " is not one this version reads (" + FORMAT + ")");
     }
-    if (header.getCount() > Integer.MAX_VALUE) {
+    if (Long.compareUnsigned(header.getCount(), Integer.MAX_VALUE) > 0) {
       throw new IOException("the header counts " + Long.toUnsignedString(header.getCount()) + " resources, too many");
     }
     int count = (int) header.getCount();

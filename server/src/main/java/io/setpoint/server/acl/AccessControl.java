@@ -8,6 +8,7 @@ import io.setpoint.server.service.ResourceHandler;
 import io.setpoint.storage.Backend;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,6 +55,14 @@ public final class AccessControl implements AutoCloseable {
   /** Whether requests are checked. */
   public boolean isEnabled() {
     return view != null;
+  }
+
+  /**
+   * A name for the holder of the token with {@code secret} (its hash, never the secret), or empty
+   * when ACLs are off or no token has that secret.
+   */
+  public Optional<String> tokenKey(String secret) {
+    return view == null || secret == null || secret.isBlank() ? Optional.empty() : view.knownHash(secret.trim());
   }
 
   /** Resolves each gRPC call's authorizer from its {@value #TOKEN_METADATA} metadata. */

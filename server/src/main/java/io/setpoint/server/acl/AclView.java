@@ -11,6 +11,7 @@ import io.setpoint.resource.Hooks;
 import io.setpoint.resource.Permission;
 import io.setpoint.storage.Backend;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.List;
 
 /**
@@ -65,6 +66,12 @@ final class AclView implements AutoCloseable {
       throw unauthenticated("unknown ACL token: no token has this secret (it may have been deleted)");
     }
     return (permission, type, tenancy, name) -> allowed(hash, permission, type, name);
+  }
+
+  /** The hash of {@code secret} when a token has it: a name for its holder that is not the secret. */
+  Optional<String> knownHash(String secret) {
+    String hash = Secrets.hash(secret);
+    return tokens.get(hash) == null ? Optional.empty() : Optional.of(hash);
   }
 
   /**

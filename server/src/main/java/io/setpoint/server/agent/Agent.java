@@ -484,7 +484,7 @@ public final class Agent implements AutoCloseable {
       ServerBuilder serverBuilder = Server.builder();
       AgentMeters.requests(serverBuilder, meters);
       if (clientRate > 0) {
-        serverBuilder.decorator(new RequestRateLimiter(clientRate, clientBurst, ticker, meters));
+        serverBuilder.decorator(new RequestRateLimiter(clientRate, clientBurst, ticker, meters, access::tokenKey));
       }
       WebUi.bind(serverBuilder);
       if (tlsMaterial == null) {

@@ -20,18 +20,16 @@ import io.setpoint.server.acl.AccessControl;
 import java.net.InetSocketAddress;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * A per-client request rate limit on the API (gRPC calls and {@code /api}): a token bucket per
- * client, refilled at {@code perSecond} and holding at most {@code burst}. The client is its token
- * (ACL secret) when the request carries one, else its address, so one client flooding cannot take
- * another's share. A request over the limit is answered at once, without reaching a service:
+ * client, refilled at {@code perSecond} and holding at most {@code burst}. The client is its ACL
+ * token when the request carries one the agent knows, else its address, so one token flooding
+ * cannot take another's share, and made-up tokens buy no buckets of their own. A request over the limit is answered at once, without reaching a service:
  * {@code RESOURCE_EXHAUSTED} for gRPC, {@code 429} with a JSON error for HTTP, both with a {@code
  * Retry-After} of whole seconds until the bucket holds a token again. A watch counts once, when it
  * opens. Probes, {@code /metrics} and the UI's files are not limited.
@@ -39,6 +37,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class RequestRateLimiter implements DecoratingHttpServiceFunction {
   /** Past this many clients, those whose buckets are full again (idle ones) are forgotten. */
   private static final int TRIM_AT = 10_000;
+  private volatile int trimAt = TRIM_AT;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final double perNano;
@@ -46,18 +45,22 @@ final class RequestRateLimiter implements DecoratingHttpServiceFunction {
   private final Ticker ticker;
   private final Counter refused;
   private final Map<String, Bucket> buckets = new ConcurrentHashMap<>();
+  private final Function<String, Optional<String>> tokenKeys;
 
   /**
    * @param perSecond requests per second each client may make on average
    * @param burst requests a client may make at once after being idle
    */
-  RequestRateLimiter(double perSecond, int burst, Ticker ticker, MeterRegistry meters) {
+  /** @param tokenKeys a name for the holder of a token secret, empty for a secret no token has */
+  RequestRateLimiter(double perSecond, int burst, Ticker ticker, MeterRegistry meters,
+      Function<String, Optional<String>> tokenKeys) {
     if (!(perSecond > 0) || burst < 1) {
       throw new IllegalArgumentException("a rate limit needs a rate above 0 and a burst of at least 1");
     }
     this.perNano = perSecond / 1e9;
     this.burst = burst;
     this.ticker = ticker;
+    this.tokenKeys = tokenKeys;
     this.refused = Counter.builder("setpoint.requests.rate.limited")
         .description("Requests refused because their client was over its rate limit")
         .register(meters);
@@ -120,20 +123,12 @@ final class RequestRateLimiter implements DecoratingHttpServiceFunction {
     if (bucket != null) {
       return bucket;
     }
-    if (buckets.size() >= TRIM_AT) {
+    if (buckets.size() >= trimAt) {
       buckets.values().removeIf(b -> b.idle(now));
+      // Not again until the map has grown as much once more: a sweep is a pass over every client.
+      trimAt = Math.max(TRIM_AT, 2 * buckets.size());
     }
     return buckets.computeIfAbsent(client, c -> new Bucket());
-  }
-
-  /** The secret is not kept: only enough of its hash to tell clients apart. */
-  private static String hashed(String token) {
-    try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
-      return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java runtime has SHA-256", e);
-    }
   }
 
   private static boolean isGrpc(RequestHeaders headers) {
@@ -141,17 +136,18 @@ final class RequestRateLimiter implements DecoratingHttpServiceFunction {
     return type != null && type.subtype().startsWith("grpc");
   }
 
-  /** The request's token if it has one (gRPC metadata or a bearer header), else its address. */
-  private static String client(ServiceRequestContext ctx, RequestHeaders headers) {
+  /** The request's token if the agent knows it (gRPC metadata or a bearer header), else its address. */
+  private String client(ServiceRequestContext ctx, RequestHeaders headers) {
     String token = headers.get(AccessControl.TOKEN_METADATA);
     if (token == null) {
       String auth = headers.get(HttpHeaderNames.AUTHORIZATION);
       if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
-        token = auth.substring(7).trim();
+        token = auth.substring(7);
       }
     }
-    if (token != null && !token.isEmpty()) {
-      return "token:" + hashed(token);
+    Optional<String> known = token == null ? Optional.empty() : tokenKeys.apply(token);
+    if (known.isPresent()) {
+      return "token:" + known.get();
     }
     return ctx.remoteAddress() instanceof InetSocketAddress socket ? "address:" + socket.getAddress().getHostAddress() : "address:?";
   }

@@ -26,6 +26,7 @@ import io.setpoint.storage.StoreSnapshot;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +44,8 @@ public final class OperatorGrpcService extends OperatorServiceGrpc.OperatorServi
   private final Backend store;
   private final Replication replication; // null: not replicated
   private final Clock clock;
+  /** One save at a time: each holds a serialized copy of the store until it is sent. */
+  private final AtomicBoolean saving = new AtomicBoolean();
 
   /** Serves {@code store}; its Raft calls are refused when {@code replication} is null. */
   public OperatorGrpcService(Backend store, Replication replication, Clock clock) {
@@ -54,18 +57,30 @@ public final class OperatorGrpcService extends OperatorServiceGrpc.OperatorServi
   /** Copies the store at one revision and streams it as a snapshot file, its checksum last. */
   @Override
   public void saveSnapshot(SaveSnapshotRequest request, StreamObserver<SnapshotChunk> out) {
+    ServerCallStreamObserver<SnapshotChunk> call = (ServerCallStreamObserver<SnapshotChunk>) out;
     SnapshotStream stream = new SnapshotStream();
     StoreSnapshot snapshot;
     try {
-      CallerAuthorizer.current().require(Permission.OPERATOR_READ, Type.getDefaultInstance(), Tenancy.getDefaultInstance(), "");
-      snapshot = store.snapshot();
-      BackupFile.write(stream, snapshot, replication == null ? "memory" : replication.nodeName(), clock.instant());
+      // Every resource of every type is in it: as much as a management token may read.
+      CallerAuthorizer.current().require(Permission.OPERATOR_WRITE, Type.getDefaultInstance(), Tenancy.getDefaultInstance(), "");
+      if (!saving.compareAndSet(false, true)) {
+        throw Status.RESOURCE_EXHAUSTED.withDescription("a snapshot is being saved from this member already; try again"
+            + " when it is done").asRuntimeException();
+      }
+      call.setOnCancelHandler(() -> saving.set(false));
+      try {
+        snapshot = store.snapshot();
+        BackupFile.write(stream, snapshot, replication == null ? "memory" : replication.nodeName(), clock.instant());
+      } catch (IOException | RuntimeException e) {
+        saving.set(false);
+        throw e;
+      }
     } catch (IOException | RuntimeException e) {
       out.onError(Errors.toStatus(e));
       return;
     }
     log.info("sending a snapshot of {} resources at revision {}", snapshot.resources().size(), snapshot.revision());
-    stream.send((ServerCallStreamObserver<SnapshotChunk>) out);
+    stream.send(call, () -> saving.set(false));
   }
 
   @Override

@@ -14,6 +14,8 @@ import java.util.Queue;
  *
  * <p>gRPC delivers "ready" on the call's own serial executor, the one running the service method,
  * so the method must not wait for it: it fills the queue and returns, and the ready handler sends.
+ * The whole file is in the queue meanwhile, one copy per save in progress, which is why the
+ * service runs one save at a time.
  */
 final class SnapshotStream extends OutputStream {
   /** Bytes per chunk: well under gRPC's default 4 MiB message limit. */
@@ -22,6 +24,8 @@ final class SnapshotStream extends OutputStream {
   private final Queue<ByteString> chunks = new ArrayDeque<>();
   private ByteString.Output current = ByteString.newOutput(CHUNK);
   private ServerCallStreamObserver<SnapshotChunk> call;
+  private boolean done;
+  private Runnable sent;
 
   @Override
   public void write(int b) {
@@ -49,22 +53,30 @@ final class SnapshotStream extends OutputStream {
     current = ByteString.newOutput(CHUNK);
   }
 
-  /** Sends every chunk written, then ends the call; call once, from the service method. */
-  void send(ServerCallStreamObserver<SnapshotChunk> call) {
+  /**
+   * Sends every chunk written, then ends the call and runs {@code sent}; call once, from the
+   * service method.
+   */
+  void send(ServerCallStreamObserver<SnapshotChunk> call, Runnable sent) {
     if (current.size() > 0) {
       cut();
     }
     this.call = call;
+    this.sent = sent;
     call.setOnReadyHandler(this::drain);
     drain();
   }
 
   private synchronized void drain() {
-    while (call.isReady() && !call.isCancelled()) {
+    while (!done && call.isReady() && !call.isCancelled()) {
       ByteString next = chunks.poll();
       if (next == null) {
+        // The handler stays: the call is frozen once the service method has returned, and a
+        // ready event after this finds done set.
+        done = true;
+        chunks.clear();
         call.onCompleted();
-        call.setOnReadyHandler(() -> {});
+        sent.run();
         return;
       }
       call.onNext(SnapshotChunk.newBuilder().setData(next).build());

@@ -2,11 +2,13 @@ package io.setpoint.storage.raft;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.BackupFile;
+import io.setpoint.storage.engine.ResourceIndex;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -32,8 +34,8 @@ public final class BackupRestore {
    * Restores {@code snapshot} into {@code config}'s data directory, which must not exist or be
    * empty, for the member {@code config} names, alone.
    *
-   * @throws IllegalArgumentException when the directory holds anything, or {@code config} names
-   *     other members
+   * @throws IllegalArgumentException when the directory holds anything, {@code config} names
+   *     other members, or the snapshot holds a key twice or a version past its revision
    * @throws UncheckedIOException when the directory cannot be written
    */
   public static void restore(BackupFile.Contents snapshot, RaftConfig config) {
@@ -44,18 +46,38 @@ public final class BackupRestore {
     if (config.peers().size() != 1 || !config.peers().containsKey(config.nodeName())) {
       throw new IllegalArgumentException("a snapshot is restored into a cluster of one member; grow it afterwards");
     }
-    TermIndex last;
-    try (RaftBackend member = RaftBackend.start(config)) {
-      last = awaitLeader(member);
-    }
-    DataDirectory layout = new DataDirectory(config);
-    Path file = layout.snapshotDir().resolve(SimpleStateMachineStorage.getSnapshotFileName(last.getTerm(), last.getIndex()));
     List<Resource> resources = snapshot.resources();
+    // What the member would refuse when it loads the snapshot (a key twice, a version past the
+    // revision) is refused now, before anything is written.
+    ResourceIndex.restore(config.limits(), snapshot.header().getRevision(), resources);
+    boolean existed = Files.exists(dir);
     try {
-      SnapshotFile.write(file, new SnapshotFile.Contents(snapshot.header().getRevision(), resources));
-      MD5FileUtil.computeAndSaveMd5ForFile(file.toFile());
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+      TermIndex last;
+      try (RaftBackend member = RaftBackend.start(config)) {
+        last = awaitLeader(member);
+      }
+      DataDirectory layout = new DataDirectory(config);
+      Path file = layout.snapshotDir().resolve(SimpleStateMachineStorage.getSnapshotFileName(last.getTerm(), last.getIndex()));
+      try {
+        SnapshotFile.write(file, new SnapshotFile.Contents(snapshot.header().getRevision(), resources));
+        MD5FileUtil.computeAndSaveMd5ForFile(file.toFile());
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+      }
+    } catch (RuntimeException e) {
+      // Left half made, the directory would refuse the next attempt as not empty.
+      deleteQuietly(dir, existed);
+      throw e;
+    }
+  }
+
+  private static void deleteQuietly(Path dir, boolean keepDir) {
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder())
+          .filter(f -> !(keepDir && f.equals(dir)))
+          .forEach(f -> f.toFile().delete());
+    } catch (IOException | UncheckedIOException e) {
+      // What is left is named by the error the caller reports.
     }
   }
 

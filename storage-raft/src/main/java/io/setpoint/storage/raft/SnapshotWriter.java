@@ -130,20 +130,33 @@ final class SnapshotWriter implements AutoCloseable {
     }
   }
 
-  /** Waits for a snapshot being written, before another is loaded over the store or at close. */
-  void await() {
+  /**
+   * Waits for a snapshot being written to end, and forgets one finished and not yet reported: a
+   * snapshot about to be loaded over the store supersedes it, and Ratis must never hear of an
+   * index below the one it loads.
+   *
+   * @return false when the writer is still busy after two minutes (or this thread was interrupted)
+   */
+  boolean awaitAndForget() {
     try {
       writing.get(AWAIT_SECONDS, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException e) {
-      log.warn("the snapshot being written did not finish: {}", e.toString());
+      return false;
+    } catch (TimeoutException e) {
+      return false;
+    } catch (ExecutionException e) {
+      log.warn("the snapshot being written failed: {}", e.getCause().toString());
     }
+    finished.set(RaftLog.INVALID_LOG_INDEX);
+    return true;
   }
 
   @Override
   public void close() {
-    await();
+    if (!awaitAndForget()) {
+      log.warn("closing while a snapshot is still being written; it is left unfinished");
+    }
     if (thread != null) {
       thread.shutdownNow();
     }

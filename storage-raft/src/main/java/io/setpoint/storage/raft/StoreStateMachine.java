@@ -209,9 +209,12 @@ final class StoreStateMachine extends BaseStateMachine {
    * oldest are removed here too, as Ratis removes them only when it next asks for a snapshot, which
    * a member being stopped never does.
    */
-  private void snapshotWritten(SingleFileSnapshotInfo taken) {
+  private synchronized void snapshotWritten(SingleFileSnapshotInfo taken) {
     storage.updateLatestSnapshot(taken);
-    latestSnapshot = taken;
+    SingleFileSnapshotInfo known = latestSnapshot;
+    if (known == null || known.getIndex() < taken.getIndex()) {
+      latestSnapshot = taken;
+    }
     try {
       storage.cleanupOldSnapshots(KEEP);
     } catch (IOException e) {
@@ -237,7 +240,9 @@ final class StoreStateMachine extends BaseStateMachine {
   @Override
   public void reinitialize() throws IOException {
     // A snapshot still being written is of the state about to be replaced.
-    snapshots.await();
+    if (!snapshots.awaitAndForget()) {
+      throw new IOException("a snapshot of this member's store is still being written; cannot load another over it");
+    }
     loadLatestSnapshot();
     if (getLifeCycleState() == LifeCycle.State.PAUSED) {
       getLifeCycle().transition(LifeCycle.State.STARTING);

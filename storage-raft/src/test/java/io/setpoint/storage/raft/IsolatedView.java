@@ -10,7 +10,6 @@ import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.Page;
-import io.setpoint.storage.StoreSnapshot;
 import io.setpoint.storage.WatchCursor;
 import java.time.Duration;
 import java.util.List;
@@ -40,12 +39,6 @@ final class IsolatedView implements Backend {
   @Override
   public long revision() {
     return shared.revision();
-  }
-
-  /** Not part of the conformance suite: a copy would hold every view's resources. */
-  @Override
-  public StoreSnapshot snapshot() {
-    throw new UnsupportedOperationException("an isolated view has no snapshot of its own");
   }
 
   @Override

@@ -91,6 +91,19 @@ class SnapshotWriterTest {
   }
 
   @Test
+  void aSnapshotFinishedButNotReportedIsForgottenWhenAnotherIsLoadedOverTheStore() {
+    ReplicatedStore store = new ReplicatedStore(Limits.DEFAULT);
+    store.apply(Batch.newBuilder().addOps(write(resource(id("a")))).build());
+    assertThat(writer.take(TermIndex.valueOf(1, 1), store, file(1))).isEqualTo(RaftLog.INVALID_LOG_INDEX);
+    runPending();
+
+    // Ratis installs a snapshot from the leader at a later index: it must not hear of index 1 after.
+    assertThat(writer.awaitAndForget()).isTrue();
+    assertThat(writer.take(TermIndex.valueOf(2, 40), store, file(40))).isEqualTo(RaftLog.INVALID_LOG_INDEX);
+    assertThat(pending).as("a new snapshot was started instead").hasSize(1);
+  }
+
+  @Test
   void aWalkThatLosesItsRevisionToCompactionWritesNothingAndTheNextSnapshotIsCopiedWhenTaken() throws IOException {
     ReplicatedStore store = new ReplicatedStore(new Limits(4, 16));
     store.apply(Batch.newBuilder().addOps(write(resource(id("a")))).build());

@@ -16,9 +16,12 @@ const routes = [
 
 const main = document.getElementById('view');
 let stopView = () => {};
+/** Counts renders: one that a newer render overtook while it waited draws nothing. */
+let renders = 0;
 
 /** Shows the view of the current address; the previous one stops its watches and timers first. */
 async function render() {
+  const mine = ++renders;
   stopView();
   stopView = () => {};
   const route = routes.find((r) => r.path.test(location.pathname));
@@ -29,7 +32,8 @@ async function render() {
     show(main, h('h1', {}, 'Not found'), h('p', {}, 'No page here. ', h('a', { href: '/ui/' }, 'See the types.')));
     return;
   }
-  if (!(await signedInOrAnonymous())) {
+  const allowed = await signedInOrAnonymous(mine);
+  if (!allowed || mine !== renders) {
     return;
   }
   const parts = location.pathname.match(route.path).slice(1).map(decodeURIComponent);
@@ -49,12 +53,13 @@ export function navigate(path, replace = false) {
  * Whether views may load: true with ACLs off or a valid token; otherwise shows the sign-in form.
  * /api/types answers any valid token, so it tells both apart.
  */
-async function signedInOrAnonymous() {
+async function signedInOrAnonymous(mine) {
   try {
     await get('/api/types');
-    showSession();
+    if (mine === renders) showSession();
     return true;
   } catch (e) {
+    if (mine !== renders) return false;
     if (e instanceof ApiError && e.status === 401) {
       showSignIn(session.token() ? 'That token is not valid (any more).' : '');
       return false;

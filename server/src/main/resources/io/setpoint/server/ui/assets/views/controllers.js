@@ -3,7 +3,7 @@
 // histories are not resources, so this page reads them again every two seconds.
 
 import { get, post } from '../api.js';
-import { failure, h, show, tenancyParams, typeName } from '../dom.js';
+import { apiPath, failure, h, show, tenancyParams, typeName } from '../dom.js';
 import { reconcileTable } from './reconciles.js';
 
 const REFRESH_MS = 2000;
@@ -22,12 +22,9 @@ export function controllersView(main) {
 
   async function reconcileNow(controller, id) {
     try {
-      const t = id.type;
-      await post(`/api/controllers/${encodeURIComponent(controller)}/reconcile/${t.group}/${t.groupVersion}/${t.kind}/${encodeURIComponent(id.name)}`,
+      await post(`/api/controllers/${encodeURIComponent(controller)}/reconcile/${apiPath(id.type, id.name).slice(5)}`,
         tenancyParams(id.tenancy));
-      result.textContent = `Queued ${t.kind} ${id.name} for ${controller}.`;
-      clearTimeout(timer);
-      timer = setTimeout(refresh, 300);
+      result.textContent = `Queued ${id.type.kind} ${id.name} for ${controller}.`;
     } catch (e) {
       result.textContent = e.message;
     }

@@ -92,8 +92,12 @@ export function resourceView(main, [group, version, kind, name], query) {
   async function drawEvents() {
     try {
       const { resources } = await listAll('/api/core/v1/Event', {});
-      const mine = resources.filter((e) => e.data?.subject?.name === name
-        && e.data.subject.type?.kind === kind && e.data.subject.type?.group === group)
+      const mine = resources.filter((e) => {
+        const subject = e.data?.subject;
+        return subject?.name === name && subject.type?.kind === kind && subject.type?.group === group
+          && (subject.tenancy?.partition || '') === tenancy.partition
+          && (subject.tenancy?.namespace || '') === tenancy.namespace;
+      })
         .sort((a, b) => (b.data.time || '').localeCompare(a.data.time || '')).slice(0, 50);
       if (stopped) return;
       show(events, mine.length === 0 ? h('p', { class: 'muted' }, 'No events.') : h('table', {},
@@ -126,7 +130,7 @@ export function resourceView(main, [group, version, kind, name], query) {
       'data-controller': c.name,
       onclick: async () => {
         try {
-          await post(`/api/controllers/${encodeURIComponent(c.name)}/reconcile/${group}/${version}/${kind}/${encodeURIComponent(name)}`,
+          await post(`/api/controllers/${encodeURIComponent(c.name)}/reconcile/${apiPath(type, name).slice(5)}`,
             tenancyParams(tenancy));
           result.textContent = ` queued for ${c.name}`;
           setTimeout(refreshRelated, 300);

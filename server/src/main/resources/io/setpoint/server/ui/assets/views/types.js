@@ -1,7 +1,7 @@
 // /ui/: the served types, with how many resources of each the token can list.
 
 import { ApiError, get, listAll } from '../api.js';
-import { failure, h, show, typeOf } from '../dom.js';
+import { failure, h, show, typeOf, uiPath } from '../dom.js';
 
 const REFRESH_MS = 5000;
 const COUNT_LIMIT = 10000;
@@ -27,7 +27,7 @@ export function typesView(main, parts, query) {
           const { resources, more } = await listAll(t.path, params, COUNT_LIMIT);
           const count = more ? `${resources.length}+` : String(resources.length);
           return h('tr', { 'data-type': t.type },
-            h('td', {}, h('a', { href: `/ui/r/${type.group}/${type.version}/${type.kind}` }, t.type)),
+            h('td', {}, h('a', { href: uiPath({ type }) }, t.type)),
             h('td', {}, t.scope.replace('SCOPE_', '').toLowerCase()),
             h('td', { class: 'num count' }, count));
         } catch (e) {

@@ -116,6 +116,10 @@ final class AgentCommand implements Callable<Integer> {
           + "when lower). Raise it for clients behind one proxy or NAT.")
   private Integer maxConnectionsPerClient;
 
+  @Option(names = "-metrics-acl",
+      description = "With ACLs on: /metrics needs a token with operator:read (Authorization: Bearer).")
+  private boolean metricsAcl;
+
   @Option(names = "-snapshot-every", paramLabel = "N",
       description = "With -data-dir: take a snapshot of the store every N Raft log entries and purge the log behind"
           + " it (default: 10000; one entry carries a batch of writes).")
@@ -177,6 +181,7 @@ final class AgentCommand implements Callable<Integer> {
       if (maxConnectionsPerClient != null) {
         builder.maxConnectionsPerClient(maxConnectionsPerClient);
       }
+      builder.metricsAcl(metricsAcl);
       if (clientRateLimit != null) {
         builder.clientRateLimit(clientRateLimit, clientRateBurst != null ? clientRateBurst : clientRateLimit);
       }
@@ -274,6 +279,9 @@ final class AgentCommand implements Callable<Integer> {
     checkAtLeastOne("-max-connections", maxConnections);
     checkAtLeastOne("-max-connections-per-client", maxConnectionsPerClient);
     checkAtLeastOne("-history-mib", historyMib);
+    if (metricsAcl && (dev ? !acls : noAcls)) {
+      throw usage("-metrics-acl needs ACLs on (the default with -data-dir, or -dev -acls)");
+    }
     checkAtLeastOne("-snapshot-every", snapshotEvery);
     if (dev && snapshotEvery != null) {
       throw usage("-snapshot-every is for a durable store (-data-dir); -dev keeps no snapshots");

@@ -215,6 +215,14 @@ class AgentCommandTest {
   }
 
   @Test
+  void metricsAclNeedsAclsOn() {
+    CliRun dev = CliRun.run("agent", "-dev", "-metrics-acl");
+
+    assertThat(dev.code()).isEqualTo(2);
+    assertThat(dev.err()).contains("-metrics-acl needs ACLs on (the default with -data-dir, or -dev -acls)");
+  }
+
+  @Test
   void aClientRateLimitMustBePositiveAndABurstNeedsOne() {
     CliRun zero = CliRun.run("agent", "-dev", "-client-rate-limit", "0");
     CliRun burstAlone = CliRun.run("agent", "-dev", "-client-rate-burst", "5");

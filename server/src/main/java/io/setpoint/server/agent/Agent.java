@@ -1,29 +1,46 @@
 package io.setpoint.server.agent;
 
 import com.linecorp.armeria.common.CommonPools;
+import com.linecorp.armeria.common.HttpRequest;
+import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.HttpStatus;
+import com.linecorp.armeria.common.MediaType;
+import com.linecorp.armeria.common.grpc.GrpcSerializationFormats;
 import com.linecorp.armeria.server.Server;
 import com.linecorp.armeria.server.ServerBuilder;
-import io.netty.handler.flush.FlushConsolidationHandler;
-import io.setpoint.api.tls.TlsFiles;
-import com.linecorp.armeria.common.grpc.GrpcSerializationFormats;
 import com.linecorp.armeria.server.grpc.GrpcService;
+import io.grpc.BindableService;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.StatusRuntimeException;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import io.opentelemetry.api.OpenTelemetry;
+import io.setpoint.api.tls.TlsFiles;
+import io.setpoint.api.v1.Tenancy;
+import io.setpoint.api.v1.Type;
+import io.setpoint.client.ClientTracing;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.controller.manager.Leadership;
+import io.setpoint.controller.manager.Manager;
+import io.setpoint.controller.time.Ticker;
+import io.setpoint.resource.CoreTypes;
+import io.setpoint.resource.Permission;
+import io.setpoint.resource.PermissionDeniedException;
 import io.setpoint.resource.Registry;
 import io.setpoint.server.acl.AccessControl;
 import io.setpoint.server.acl.AclTypes;
 import io.setpoint.server.controllers.ControllerGrpcService;
 import io.setpoint.server.controllers.Controllers;
-import io.setpoint.server.operator.OperatorGrpcService;
+import io.setpoint.server.http.CallerResolver;
 import io.setpoint.server.http.HttpGateway;
-import io.setpoint.server.ui.WebUi;
-import io.grpc.BindableService;
+import io.setpoint.server.lifecycle.Cascade;
+import io.setpoint.server.operator.OperatorGrpcService;
 import io.setpoint.server.plugin.Plugins;
-import io.setpoint.storage.engine.Limits;
-import io.setpoint.storage.raft.RaftBackend;
-import io.setpoint.storage.raft.RaftConfig;
 import io.setpoint.server.plugin.SetpointPlugin;
-import io.setpoint.server.types.RuntimeTypes;
-import io.setpoint.server.types.TypeSetCheck;
 import io.setpoint.server.service.CallerAuthorizer;
 import io.setpoint.server.service.GrpcFailures;
 import io.setpoint.server.service.ResourceGrpcService;
@@ -33,41 +50,31 @@ import io.setpoint.server.service.ServiceLimits;
 import io.setpoint.server.service.TypeGrpcService;
 import io.setpoint.server.service.WatchStreamer;
 import io.setpoint.server.service.WriteTraces;
+import io.setpoint.server.types.RuntimeTypes;
+import io.setpoint.server.types.TypeSetCheck;
+import io.setpoint.server.ui.WebUi;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Health;
 import io.setpoint.storage.Replication;
 import io.setpoint.storage.StorageException;
+import io.setpoint.storage.engine.Limits;
 import io.setpoint.storage.memory.MemoryBackend;
-import com.linecorp.armeria.common.HttpResponse;
-import com.linecorp.armeria.common.HttpStatus;
-import com.linecorp.armeria.common.MediaType;
-import io.grpc.ServerInterceptor;
-import io.grpc.ServerInterceptors;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
-import io.opentelemetry.api.OpenTelemetry;
-import io.setpoint.client.ClientTracing;
-import io.setpoint.client.SetpointClient;
-import io.setpoint.controller.manager.Leadership;
-import io.setpoint.controller.manager.Manager;
-import io.setpoint.controller.time.Ticker;
-import io.setpoint.resource.CoreTypes;
-import io.setpoint.server.lifecycle.Cascade;
+import io.setpoint.storage.raft.RaftBackend;
+import io.setpoint.storage.raft.RaftConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.util.UUID;
-import java.util.concurrent.Executors;
-import java.time.Clock;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -211,6 +218,7 @@ public final class Agent implements AutoCloseable {
     private int maxConnections;
     private int maxConnectionsPerClient;
     private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+    private boolean metricsAcl;
     /** Requests per second per client; 0: no limit. */
     private double clientRate;
     private int clientBurst;
@@ -374,6 +382,15 @@ public final class Agent implements AutoCloseable {
     }
 
     /**
+     * Makes {@code /metrics} need a token with {@code operator:read} ({@code Authorization: Bearer})
+     * when ACLs are on; by default it needs none, like the health probes.
+     */
+    public Builder metricsAcl(boolean required) {
+      this.metricsAcl = required;
+      return this;
+    }
+
+    /**
      * Limits the API requests of each client (its token, or its address without one) to {@code
      * perSecond} on average and {@code burst} at once; a request over it is refused with {@code
      * RESOURCE_EXHAUSTED} (HTTP 429) and a {@code Retry-After}. Default: no limit.
@@ -514,8 +531,7 @@ public final class Agent implements AutoCloseable {
               .errorHandler(HttpGateway.serverErrorHandler())
               .service(grpc)
               .withRoute(gateway::bind)
-              .service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,
-                  MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), meters.scrape()))
+              .service("/metrics", (ctx, req) -> metrics(meters, metricsAcl ? access.httpCallers() : null, req))
               .service("/healthz", (ctx, req) -> HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ok\n"))
               .service("/livez", (ctx, req) -> HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ok\n"))
               .service("/readyz", (ctx, req) -> readiness(ready.get(), store, replication, startedManager.get()))
@@ -629,6 +645,24 @@ public final class Agent implements AutoCloseable {
      * Ready once started, with a store that works, a Raft leader known (on a replicated store) and
      * the caches of the controllers that run here primed; otherwise 503 saying what it waits for.
      */
+    /** The Prometheus page; with {@code callers}, only for a token with operator:read (401 / 403 otherwise). */
+    private static HttpResponse metrics(PrometheusMeterRegistry meters, CallerResolver callers, HttpRequest req) {
+      if (callers != null) {
+        try {
+          callers.resolve(req.headers()).require(
+              Permission.OPERATOR_READ, Type.getDefaultInstance(), Tenancy.getDefaultInstance(), "");
+        } catch (StatusRuntimeException e) {
+          return HttpResponse.of(HttpStatus.UNAUTHORIZED, MediaType.PLAIN_TEXT_UTF_8,
+              "/metrics needs an ACL token with operator:read (Authorization: Bearer): "
+                  + e.getStatus().getDescription() + "\n");
+        } catch (PermissionDeniedException e) {
+          return HttpResponse.of(HttpStatus.FORBIDDEN, MediaType.PLAIN_TEXT_UTF_8,
+              "/metrics needs operator:read, which this token lacks\n");
+        }
+      }
+      return HttpResponse.of(HttpStatus.OK, MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), meters.scrape());
+    }
+
     private static HttpResponse readiness(boolean started, Backend store, Replication replication, Manager manager) {
       Health health = started ? store.health() : Health.failing("starting");
       try {

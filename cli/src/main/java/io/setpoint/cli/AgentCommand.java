@@ -116,6 +116,11 @@ final class AgentCommand implements Callable<Integer> {
           + "when lower). Raise it for clients behind one proxy or NAT.")
   private Integer maxConnectionsPerClient;
 
+  @Option(names = "-max-watches-per-client", paramLabel = "N",
+      description = "At most N watches open at once from each client (its token, or its address without one); "
+          + "more are refused with RESOURCE_EXHAUSTED / HTTP 429 (default: no limit).")
+  private Integer maxWatchesPerClient;
+
   @Option(names = "-metrics-acl",
       description = "With ACLs on: /metrics needs a token with operator:read (Authorization: Bearer).")
   private boolean metricsAcl;
@@ -182,6 +187,9 @@ final class AgentCommand implements Callable<Integer> {
         builder.maxConnectionsPerClient(maxConnectionsPerClient);
       }
       builder.metricsAcl(metricsAcl);
+      if (maxWatchesPerClient != null) {
+        builder.maxWatchesPerClient(maxWatchesPerClient);
+      }
       if (clientRateLimit != null) {
         builder.clientRateLimit(clientRateLimit, clientRateBurst != null ? clientRateBurst : clientRateLimit);
       }
@@ -283,6 +291,7 @@ final class AgentCommand implements Callable<Integer> {
       throw usage("-metrics-acl needs ACLs on (the default with -data-dir, or -dev -acls)");
     }
     checkAtLeastOne("-snapshot-every", snapshotEvery);
+    checkAtLeastOne("-max-watches-per-client", maxWatchesPerClient);
     if (dev && snapshotEvery != null) {
       throw usage("-snapshot-every is for a durable store (-data-dir); -dev keeps no snapshots");
     }

@@ -219,6 +219,8 @@ public final class Agent implements AutoCloseable {
     private int maxConnectionsPerClient;
     private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
     private boolean metricsAcl;
+    /** Watches one client may hold open; 0: no limit. */
+    private int maxWatchesPerClient;
     /** Requests per second per client; 0: no limit. */
     private double clientRate;
     private int clientBurst;
@@ -382,6 +384,18 @@ public final class Agent implements AutoCloseable {
     }
 
     /**
+     * Caps the watches one client (its token, or its address without one) holds open at once; one
+     * past it is refused with {@code RESOURCE_EXHAUSTED} (HTTP 429). Default: no cap.
+     */
+    public Builder maxWatchesPerClient(int watches) {
+      if (watches < 1) {
+        throw new IllegalArgumentException("maxWatchesPerClient must be at least 1, was " + watches);
+      }
+      this.maxWatchesPerClient = watches;
+      return this;
+    }
+
+    /**
      * Makes {@code /metrics} need a token with {@code operator:read} ({@code Authorization: Bearer})
      * when ACLs are on; by default it needs none, like the health probes.
      */
@@ -500,6 +514,9 @@ public final class Agent implements AutoCloseable {
       ConnectionLimiter limiter = new ConnectionLimiter(connectionLimits, meters, ticker);
       ServerBuilder serverBuilder = Server.builder();
       AgentMeters.requests(serverBuilder, meters);
+      if (maxWatchesPerClient > 0) {
+        serverBuilder.decorator(new WatchLimiter(maxWatchesPerClient, meters, access::tokenKey));
+      }
       if (clientRate > 0) {
         serverBuilder.decorator(new RequestRateLimiter(clientRate, clientBurst, ticker, meters, access::tokenKey));
       }

@@ -1,25 +1,14 @@
 package io.setpoint.server.agent;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.linecorp.armeria.common.HttpData;
-import com.linecorp.armeria.common.HttpHeaderNames;
 import com.linecorp.armeria.common.HttpRequest;
 import com.linecorp.armeria.common.HttpResponse;
-import com.linecorp.armeria.common.HttpStatus;
-import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.RequestHeaders;
-import com.linecorp.armeria.common.ResponseHeaders;
 import com.linecorp.armeria.server.DecoratingHttpServiceFunction;
 import com.linecorp.armeria.server.HttpService;
 import com.linecorp.armeria.server.ServiceRequestContext;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.setpoint.controller.time.Ticker;
-import io.setpoint.server.acl.AccessControl;
-import java.net.InetSocketAddress;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,7 +27,6 @@ final class RequestRateLimiter implements DecoratingHttpServiceFunction {
   /** Past this many clients, those whose buckets are full again (idle ones) are forgotten. */
   private static final int TRIM_AT = 10_000;
   private volatile int trimAt = TRIM_AT;
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final double perNano;
   private final double burst;
@@ -90,32 +78,17 @@ final class RequestRateLimiter implements DecoratingHttpServiceFunction {
   @Override
   public HttpResponse serve(HttpService delegate, ServiceRequestContext ctx, HttpRequest req) throws Exception {
     RequestHeaders headers = req.headers();
-    boolean grpc = isGrpc(headers);
-    if (!grpc && !ctx.path().startsWith("/api/")) {
+    if (!ClientRefusals.isGrpc(headers) && !ctx.path().startsWith("/api/")) {
       return delegate.serve(ctx, req);
     }
     long now = ticker.read();
-    long wait = bucket(client(ctx, headers), now).take(now);
+    long wait = bucket(ClientRefusals.client(ctx, headers, tokenKeys), now).take(now);
     if (wait == 0) {
       return delegate.serve(ctx, req);
     }
     refused.increment();
     long retryAfter = Math.max(1, (wait + 999_999_999L) / 1_000_000_000L);
-    String message = "this client is over its rate limit; retry after " + retryAfter + " s";
-    if (grpc) {
-      return HttpResponse.of(ResponseHeaders.builder(HttpStatus.OK)
-          .contentType(headers.contentType())
-          .add("grpc-status", "8") // RESOURCE_EXHAUSTED
-          .add("grpc-message", URLEncoder.encode(message, StandardCharsets.UTF_8).replace("+", "%20"))
-          .add(HttpHeaderNames.RETRY_AFTER, Long.toString(retryAfter))
-          .build());
-    }
-    ObjectNode body = JSON.createObjectNode().put("code", "RESOURCE_EXHAUSTED").put("message", message);
-    return HttpResponse.of(ResponseHeaders.builder(HttpStatus.TOO_MANY_REQUESTS)
-            .contentType(MediaType.JSON_UTF_8)
-            .add(HttpHeaderNames.RETRY_AFTER, Long.toString(retryAfter))
-            .build(),
-        HttpData.ofUtf8(JSON.writeValueAsString(body)));
+    return ClientRefusals.exhausted(headers, "this client is over its rate limit; retry after " + retryAfter + " s", retryAfter);
   }
 
   private Bucket bucket(String client, long now) {
@@ -129,26 +102,5 @@ final class RequestRateLimiter implements DecoratingHttpServiceFunction {
       trimAt = Math.max(TRIM_AT, 2 * buckets.size());
     }
     return buckets.computeIfAbsent(client, c -> new Bucket());
-  }
-
-  private static boolean isGrpc(RequestHeaders headers) {
-    MediaType type = headers.contentType();
-    return type != null && type.subtype().startsWith("grpc");
-  }
-
-  /** The request's token if the agent knows it (gRPC metadata or a bearer header), else its address. */
-  private String client(ServiceRequestContext ctx, RequestHeaders headers) {
-    String token = headers.get(AccessControl.TOKEN_METADATA);
-    if (token == null) {
-      String auth = headers.get(HttpHeaderNames.AUTHORIZATION);
-      if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
-        token = auth.substring(7);
-      }
-    }
-    Optional<String> known = token == null ? Optional.empty() : tokenKeys.apply(token);
-    if (known.isPresent()) {
-      return "token:" + known.get();
-    }
-    return ctx.remoteAddress() instanceof InetSocketAddress socket ? "address:" + socket.getAddress().getHostAddress() : "address:?";
   }
 }

@@ -33,6 +33,12 @@ import picocli.CommandLine.Spec;
       "Stops cleanly on SIGINT or SIGTERM."
     })
 final class AgentCommand implements Callable<Integer> {
+  /** Where a member is and what it is called unless told otherwise; {@code snapshot restore} prepares one. */
+  static final String DEFAULT_NODE = "node1";
+  static final String DEFAULT_RAFT_PORT = "8501";
+  static final String DEFAULT_PORT = "8500";
+  static final String DEFAULT_BIND = "127.0.0.1";
+
   private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
 
   @Spec private CommandSpec spec;
@@ -52,11 +58,11 @@ final class AgentCommand implements Callable<Integer> {
       description = "Keep the store in DIR (created if missing; reused on restart). Required without -dev.")
   private Path dataDir;
 
-  @Option(names = "-node", paramLabel = "NAME", defaultValue = "node1",
+  @Option(names = "-node", paramLabel = "NAME", defaultValue = DEFAULT_NODE,
       description = "This member's name in the cluster, stable across restarts (default: ${DEFAULT-VALUE}).")
   private String node;
 
-  @Option(names = "-raft-port", paramLabel = "PORT", defaultValue = "8501",
+  @Option(names = "-raft-port", paramLabel = "PORT", defaultValue = DEFAULT_RAFT_PORT,
       description = "The port Raft peers talk to this member on (default: ${DEFAULT-VALUE}).")
   private int raftPort;
 
@@ -70,11 +76,11 @@ final class AgentCommand implements Callable<Integer> {
       description = "Register the demo types (and run their controllers unless -no-demo-controllers); implied by -dev.")
   private boolean demoTypes;
 
-  @Option(names = "-port", paramLabel = "PORT", defaultValue = "8500",
+  @Option(names = "-port", paramLabel = "PORT", defaultValue = DEFAULT_PORT,
       description = "The API port (default: ${DEFAULT-VALUE}; 0 picks a free one).")
   private int port;
 
-  @Option(names = "-bind", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+  @Option(names = "-bind", paramLabel = "ADDRESS", defaultValue = DEFAULT_BIND,
       description = "The address to listen on (default: ${DEFAULT-VALUE}).")
   private String bind;
 

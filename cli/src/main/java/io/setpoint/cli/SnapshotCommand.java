@@ -135,19 +135,19 @@ final class SnapshotCommand {
         description = "The data directory to create; it must not exist or be empty.")
     private Path dataDir;
 
-    @Option(names = "-node", paramLabel = "NAME", defaultValue = "node1",
+    @Option(names = "-node", paramLabel = "NAME", defaultValue = AgentCommand.DEFAULT_NODE,
         description = "The member's node name (default: ${DEFAULT-VALUE}).")
     private String node;
 
-    @Option(names = "-raft-port", paramLabel = "PORT", defaultValue = "8501",
+    @Option(names = "-raft-port", paramLabel = "PORT", defaultValue = AgentCommand.DEFAULT_RAFT_PORT,
         description = "The member's Raft port (default: ${DEFAULT-VALUE}).")
     private int raftPort;
 
-    @Option(names = "-port", paramLabel = "PORT", defaultValue = "8500",
+    @Option(names = "-port", paramLabel = "PORT", defaultValue = AgentCommand.DEFAULT_PORT,
         description = "The API port the agent listens on when started with only -data-dir (default: ${DEFAULT-VALUE}).")
     private int port;
 
-    @Option(names = "-bind", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+    @Option(names = "-bind", paramLabel = "ADDRESS", defaultValue = AgentCommand.DEFAULT_BIND,
         description = "The address the agent listens on when started with only -data-dir (default: ${DEFAULT-VALUE}).")
     private String bind;
 
@@ -155,7 +155,7 @@ final class SnapshotCommand {
     public Integer call() {
       BackupFile.Contents contents = read(file);
       try {
-        BackupRestore.restore(contents, RaftConfig.of(node, dataDir, raftPort, Map.of()));
+        BackupRestore.restore(contents, RaftConfig.of(node, dataDir, raftPort, Map.of(node, bind + ":" + raftPort)));
       } catch (IllegalArgumentException | IllegalStateException | UncheckedIOException e) {
         throw new CliException(e.getMessage(), e);
       }

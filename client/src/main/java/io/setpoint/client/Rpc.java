@@ -116,8 +116,9 @@ final class Rpc {
 
   /**
    * Waits for {@code future} in the calling thread. Failures are rethrown as a {@link
-   * SetpointException} with the caller's stack trace; an interrupt cancels the call, keeps the
-   * thread's interrupt flag and throws one with code {@code CANCELLED}.
+   * SetpointException} with the caller's stack trace, and what a {@link #serverStream} listener
+   * threw as it is; an interrupt cancels the call, keeps the thread's interrupt flag and throws
+   * one with code {@code CANCELLED}.
    */
   static <T> T await(CompletableFuture<T> future) {
     try {
@@ -130,6 +131,9 @@ final class Rpc {
     } catch (ExecutionException e) {
       if (e.getCause() instanceof SetpointException failure) {
         throw new SetpointException(failure);
+      }
+      if (e.getCause() instanceof RuntimeException listenerFailure) {
+        throw listenerFailure; // what a stream's listener threw, which ended the call
       }
       throw new IllegalStateException("call failed unexpectedly", e.getCause());
     } catch (CancellationException e) {

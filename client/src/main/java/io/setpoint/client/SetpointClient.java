@@ -271,22 +271,14 @@ public final class SetpointClient implements AutoCloseable {
    */
   public void saveSnapshot(OutputStream out) {
     Objects.requireNonNull(out, "out");
-    try {
-      Rpc.await(rpc.serverStream(OperatorServiceGrpc.getSaveSnapshotMethod(), SaveSnapshotRequest.getDefaultInstance(),
-          chunk -> {
-            try {
-              chunk.getData().writeTo(out);
-            } catch (IOException e) {
-              throw new UncheckedIOException("writing the snapshot failed: " + e.getMessage(), e);
-            }
-          }));
-    } catch (IllegalStateException e) {
-      // What the chunk listener threw, which ended the call.
-      if (e.getCause() instanceof UncheckedIOException written) {
-        throw written;
-      }
-      throw e;
-    }
+    Rpc.await(rpc.serverStream(OperatorServiceGrpc.getSaveSnapshotMethod(), SaveSnapshotRequest.getDefaultInstance(),
+        chunk -> {
+          try {
+            chunk.getData().writeTo(out);
+          } catch (IOException e) {
+            throw new UncheckedIOException("writing the snapshot failed: " + e.getMessage(), e);
+          }
+        }));
   }
 
   /**

@@ -12,6 +12,7 @@ import com.linecorp.armeria.common.ResponseHeaders;
 import com.linecorp.armeria.common.ResponseHeadersBuilder;
 import com.linecorp.armeria.server.ServiceRequestContext;
 import io.setpoint.server.acl.AccessControl;
+import io.setpoint.server.http.CallerResolver;
 import java.net.InetSocketAddress;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -35,14 +36,9 @@ final class ClientRefusals {
 
   /** The request's known token (gRPC metadata or a bearer header) as {@code tokenKeys} names it, else its address. */
   static String client(ServiceRequestContext ctx, RequestHeaders headers, Function<String, Optional<String>> tokenKeys) {
-    String token = headers.get(AccessControl.TOKEN_METADATA);
-    if (token == null) {
-      String auth = headers.get(HttpHeaderNames.AUTHORIZATION);
-      if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
-        token = auth.substring(7);
-      }
-    }
-    Optional<String> known = token == null ? Optional.empty() : tokenKeys.apply(token);
+    String grpcToken = headers.get(AccessControl.TOKEN_METADATA);
+    Optional<String> token = grpcToken != null ? Optional.of(grpcToken) : CallerResolver.bearerToken(headers);
+    Optional<String> known = token.flatMap(tokenKeys);
     if (known.isPresent()) {
       return "token:" + known.get();
     }

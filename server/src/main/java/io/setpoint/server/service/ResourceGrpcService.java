@@ -60,7 +60,8 @@ public final class ResourceGrpcService extends ResourceServiceGrpc.ResourceServi
 
   /** Before the store commits the write, so that no watch event of it goes out without its trace. */
   private void traced(ID id) {
-    if (traces == null) {
+    Span span = Span.current();
+    if (traces == null || !span.getSpanContext().isSampled()) {
       return;
     }
     ID stored;
@@ -71,7 +72,6 @@ public final class ResourceGrpcService extends ResourceServiceGrpc.ResourceServi
       return; // the call itself answers with what is wrong
     }
     String key = WriteTraces.key(stored);
-    Span span = Span.current();
     span.setAttribute("setpoint.resource", key);
     traces.record(key, span.getSpanContext());
   }

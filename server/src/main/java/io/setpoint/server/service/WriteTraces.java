@@ -23,11 +23,18 @@ public final class WriteTraces {
     }
   };
 
-  /** Records that the write of the resource {@link #key} names, traced by {@code span}, is under way. */
+  /** False until a write is recorded: watches then skip the lookup (say, tracing that samples nothing). */
+  private volatile boolean any;
+
+  /**
+   * Records that the write of the resource {@link #key} names, traced by {@code span}, is under way;
+   * a span sampled out is not recorded, as the reconcile it woke would be sampled out with it.
+   */
   public void record(String key, SpanContext span) {
-    if (!span.isValid()) {
+    if (!span.isValid() || !span.isSampled()) {
       return;
     }
+    any = true;
     String traceparent = "00-" + span.getTraceId() + "-" + span.getSpanId() + "-" + span.getTraceFlags().asHex();
     synchronized (byResource) {
       byResource.remove(key);
@@ -37,8 +44,12 @@ public final class WriteTraces {
 
   /** The W3C {@code traceparent} of the latest write of {@code id} recorded here, or null. */
   public String traceparent(ID id) {
+    if (!any) {
+      return null;
+    }
+    String key = key(id); // outside the lock every watch's stream takes
     synchronized (byResource) {
-      return byResource.get(key(id));
+      return byResource.get(key);
     }
   }
 

@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
@@ -81,22 +83,30 @@ public final class BackupRestore {
     }
   }
 
-  /** Waits for the member to lead and apply its first entry; its last applied log position. */
+  /** Waits for the member to lead, its first entry applied; its last applied log position. */
   private static TermIndex awaitLeader(RaftBackend member) {
-    long deadline = System.nanoTime() + ELECTION.toNanos();
-    while (System.nanoTime() < deadline) {
-      TermIndex applied = member.lastAppliedTermIndex();
-      if (member.isLeader() && applied != null && applied.getTerm() > 0) {
-        return applied;
+    CountDownLatch leads = new CountDownLatch(1);
+    boolean elected;
+    try (AutoCloseable listening = member.onLeadershipChange(leading -> {
+      if (leading) {
+        leads.countDown();
       }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while the new member was electing itself", e);
-      }
+    })) {
+      elected = leads.await(ELECTION.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while the new member was electing itself", e);
+    } catch (Exception e) {
+      throw new IllegalStateException("could not follow the new member's election: " + e.getMessage(), e);
     }
-    throw new IllegalStateException("the new member did not elect itself within " + ELECTION.toSeconds() + " s");
+    if (!elected) {
+      throw new IllegalStateException("the new member did not elect itself within " + ELECTION.toSeconds() + " s");
+    }
+    TermIndex applied = member.lastAppliedTermIndex();
+    if (applied == null) {
+      throw new IllegalStateException("the new member stopped right after it was elected");
+    }
+    return applied;
   }
 
   private static boolean isEmpty(Path dir) {

@@ -111,13 +111,18 @@ public final class ResourceIndex {
    */
   public void forEachLiveAt(long atRevision, Consumer<Resource> action) {
     checkRetained(atRevision);
-    for (Chain chain : chains.values()) {
-      Entry visible = chain.newest.asOf(atRevision);
+    forEachLiveAt(chains, atRevision, entry -> action.accept(entry.resource));
+  }
+
+  /** The entries of {@code range} live at {@code at}, in key order, then a check that {@code at} was still readable. */
+  private void forEachLiveAt(NavigableMap<String, Chain> range, long at, Consumer<Entry> action) {
+    for (Chain chain : range.values()) {
+      Entry visible = chain.newest.asOf(at);
       if (visible != null && !visible.deleted) {
-        action.accept(visible.resource);
+        action.accept(visible);
       }
     }
-    checkRetained(atRevision);
+    checkRetained(at);
   }
 
   /**
@@ -376,13 +381,11 @@ public final class ResourceIndex {
   public List<Entry> snapshot(Query query, long atRevision) {
     String prefix = query.rangePrefix();
     List<Entry> out = new ArrayList<>();
-    for (Chain chain : chains.subMap(prefix, true, StoreKeys.rangeEnd(prefix), false).values()) {
-      Entry visible = chain.newest.asOf(atRevision);
-      if (visible != null && !visible.deleted && query.matches(visible.resource)) {
-        out.add(visible);
+    forEachLiveAt(chains.subMap(prefix, true, StoreKeys.rangeEnd(prefix), false), atRevision, entry -> {
+      if (query.matches(entry.resource)) {
+        out.add(entry);
       }
-    }
-    checkRetained(atRevision);
+    });
     return out;
   }
 

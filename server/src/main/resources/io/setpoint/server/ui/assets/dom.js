@@ -116,6 +116,21 @@ export function millis(duration) {
   return ms < 10 ? `${ms.toFixed(2)} ms` : `${Math.round(ms)} ms`;
 }
 
+/** The list query of a type of {@code scope}: the tenancy given, every one (*) where none is. */
+export function tenancyQuery(scope, partition = '', namespace = '') {
+  const query = {};
+  if (scope !== 'SCOPE_CLUSTER') query.partition = partition || '*';
+  if (scope === 'SCOPE_NAMESPACE') query.namespace = namespace || '*';
+  return query;
+}
+
+/** Shows a watch's connection ('live', 'reconnecting' or 'failed') in {@code el}. */
+export function showConnection(el, connection) {
+  el.textContent = connection === 'live' ? '● live' : connection;
+  el.className = `live ${connection === 'live' ? 'on' : 'off'}`;
+  el.dataset.state = connection;
+}
+
 /** Replaces what {@code el} holds. */
 export function show(el, ...children) {
   el.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));

@@ -2,9 +2,9 @@
 // reconciles of all of them with their triggers and a "reconcile now" button. Reconcile
 // histories are not resources, so this page reads them again every two seconds.
 
-import { get, post } from '../api.js';
-import { apiPath, failure, h, show, tenancyParams, typeName } from '../dom.js';
-import { reconcileTable } from './reconciles.js';
+import { get } from '../api.js';
+import { failure, h, show, typeName } from '../dom.js';
+import { queueReconcile, reconcileTable } from './reconciles.js';
 
 const REFRESH_MS = 2000;
 
@@ -22,8 +22,7 @@ export function controllersView(main) {
 
   async function reconcileNow(controller, id) {
     try {
-      await post(`/api/controllers/${encodeURIComponent(controller)}/reconcile/${apiPath(id.type, id.name).slice(5)}`,
-        tenancyParams(id.tenancy));
+      await queueReconcile(controller, id);
       result.textContent = `Queued ${id.type.kind} ${id.name} for ${controller}.`;
     } catch (e) {
       result.textContent = e.message;

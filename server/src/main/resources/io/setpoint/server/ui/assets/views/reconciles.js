@@ -1,7 +1,14 @@
 // A table of reconciles (ControllerService/ListReconciles): when, which controller, which
 // resource, why (the triggers), how it ended and how long it waited and took.
 
-import { h, idOfKey, millis, qualifiedName, uiPath, when } from '../dom.js';
+import { post } from '../api.js';
+import { apiPath, h, idOfKey, millis, qualifiedName, tenancyParams, uiPath, when } from '../dom.js';
+
+/** Queues {@code id} ({type, tenancy, name}) for {@code controller}: a reconcile with a MANUAL trigger. */
+export function queueReconcile(controller, id) {
+  return post(`/api/controllers/${encodeURIComponent(controller)}/reconcile/${apiPath(id.type, id.name).slice(5)}`,
+    tenancyParams(id.tenancy));
+}
 
 /**
  * {@code reconciles} as a table; with {@code reconcileNow(controller, id)}, each resource row gets a

@@ -2,12 +2,12 @@
 // its metadata, data and conditions, its owner and what it owns (as a graph), the events about it
 // and its reconciles, with "reconcile now" for the controllers that manage its type.
 
-import { ApiError, get, listAll, post, watch } from '../api.js';
+import { ApiError, get, listAll, watch } from '../api.js';
 import { drawTree, ownedTree } from '../graph.js';
 import {
-  apiPath, conditions, failure, h, qualifiedName, show, stateOf, tenancyParams, typeName, uiPath, when,
+  apiPath, conditions, failure, h, qualifiedName, show, showConnection, stateOf, tenancyParams, typeName, uiPath, when,
 } from '../dom.js';
-import { reconcileTable } from './reconciles.js';
+import { queueReconcile, reconcileTable } from './reconciles.js';
 
 const REFRESH_MS = 3000;
 
@@ -130,8 +130,7 @@ export function resourceView(main, [group, version, kind, name], query) {
       'data-controller': c.name,
       onclick: async () => {
         try {
-          await post(`/api/controllers/${encodeURIComponent(c.name)}/reconcile/${apiPath(type, name).slice(5)}`,
-            tenancyParams(tenancy));
+          await queueReconcile(c.name, id);
           result.textContent = ` queued for ${c.name}`;
           setTimeout(refreshRelated, 300);
         } catch (e) {
@@ -157,9 +156,7 @@ export function resourceView(main, [group, version, kind, name], query) {
       refreshRelated();
     }
   }, (connection, error) => {
-    state.textContent = connection === 'live' ? '● live' : connection;
-    state.className = `live ${connection === 'live' ? 'on' : 'off'}`;
-    state.dataset.state = connection;
+    showConnection(state, connection);
     if (error && connection === 'failed') show(facts, failure(error));
   });
   return () => {

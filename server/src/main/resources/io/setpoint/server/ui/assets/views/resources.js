@@ -2,7 +2,9 @@
 // conditions; filtered by tenancy and name prefix (by the server) and failing conditions.
 
 import { get, watch } from '../api.js';
-import { chip, conditions, failure, h, health, qualifiedName, show, typeName, uiPath } from '../dom.js';
+import {
+  chip, conditions, failure, h, health, qualifiedName, show, showConnection, tenancyQuery, typeName, uiPath,
+} from '../dom.js';
 
 export function resourcesView(main, [group, version, kind], query, { navigate }) {
   const type = { group, groupVersion: version, kind };
@@ -76,18 +78,14 @@ export function resourcesView(main, [group, version, kind], query, { navigate })
       show(problem, h('p', { class: 'error' }, `This agent serves no type ${name}.`));
       return;
     }
-    const params = { name_prefix: filter.prefix };
-    if (served.scope !== 'SCOPE_CLUSTER') params.partition = filter.partition || '*';
-    if (served.scope === 'SCOPE_NAMESPACE') params.namespace = filter.namespace || '*';
+    const params = { ...tenancyQuery(served.scope, filter.partition, filter.namespace), name_prefix: filter.prefix };
     stop = watch(served.path, params, (kind, event) => {
       if (kind === 'reset') resources.clear();
       else if (kind === 'upsert') resources.set(qualifiedName(event.upsert.resource.id), event.upsert.resource);
       else if (kind === 'delete') resources.delete(qualifiedName(event.delete.resource.id));
       redraw();
     }, (connection, error) => {
-      state.textContent = connection === 'live' ? '● live' : connection;
-      state.className = `live ${connection === 'live' ? 'on' : 'off'}`;
-      state.dataset.state = connection;
+      showConnection(state, connection);
       show(problem, error ? failure(error) : null);
     });
   }, (e) => show(problem, failure(e)));

@@ -1,7 +1,7 @@
 // /ui/: the served types, with how many resources of each the token can list.
 
 import { ApiError, get, listAll } from '../api.js';
-import { failure, h, show, typeOf, uiPath } from '../dom.js';
+import { failure, h, show, tenancyQuery, typeOf, uiPath } from '../dom.js';
 
 const REFRESH_MS = 5000;
 const COUNT_LIMIT = 10000;
@@ -21,10 +21,8 @@ export function typesView(main, parts, query) {
       const { types } = await get('/api/types');
       const rows = await Promise.all(types.map(async (t) => {
         const type = typeOf(t.path);
-        const params = t.scope === 'SCOPE_NAMESPACE' ? { partition: '*', namespace: '*' }
-          : t.scope === 'SCOPE_PARTITION' ? { partition: '*' } : {};
         try {
-          const { resources, more } = await listAll(t.path, params, COUNT_LIMIT);
+          const { resources, more } = await listAll(t.path, tenancyQuery(t.scope), COUNT_LIMIT);
           const count = more ? `${resources.length}+` : String(resources.length);
           return h('tr', { 'data-type': t.type },
             h('td', {}, h('a', { href: uiPath({ type }) }, t.type)),

@@ -1,6 +1,11 @@
 package io.setpoint.client;
 
+import io.setpoint.api.operator.v1.AddPeerRequest;
+import io.setpoint.api.operator.v1.AddPeerResponse;
 import io.setpoint.api.operator.v1.ListPeersRequest;
+import io.setpoint.api.operator.v1.Peer;
+import io.setpoint.api.operator.v1.RemovePeerRequest;
+import io.setpoint.api.operator.v1.RemovePeerResponse;
 import io.setpoint.api.operator.v1.ListPeersResponse;
 import io.setpoint.api.operator.v1.OperatorServiceGrpc;
 import io.setpoint.api.operator.v1.TransferLeaderRequest;
@@ -43,6 +48,7 @@ import io.setpoint.api.v1.WriteRequest;
 import io.setpoint.api.v1.WriteResponse;
 import io.setpoint.api.v1.WriteStatusRequest;
 import io.setpoint.api.v1.WriteStatusResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -57,6 +63,9 @@ import java.util.function.Consumer;
  * <p>The methods mean exactly what their blocking counterparts on {@link SetpointClient} mean.
  */
 public final class AsyncSetpointClient {
+  /** Longer than the agent's own bound on a membership change, which may include a snapshot's transfer. */
+  private static final Duration MEMBERSHIP_DEADLINE = Duration.ofMinutes(3);
+
   private final Rpc rpc;
   /** Sent with every write, status write and delete; the empty fence sends none. */
   private final Fence fence;
@@ -211,6 +220,22 @@ public final class AsyncSetpointClient {
   public CompletableFuture<String> transferRaftLeader(String to) {
     TransferLeaderRequest request = TransferLeaderRequest.newBuilder().setTo(to).build();
     return rpc.unary(OperatorServiceGrpc.getTransferLeaderMethod(), request, TransferLeaderResponse::getLeader);
+  }
+
+  /** Adds a Raft member; see {@link SetpointClient#addRaftPeer(String, String)}. */
+  public CompletableFuture<List<Peer>> addRaftPeer(String name, String raftAddress) {
+    return addRaftPeer(AddPeerRequest.newBuilder().setName(name).setAddress(raftAddress).build());
+  }
+
+  /** {@link #addRaftPeer(String, String)} with every field of the request. */
+  public CompletableFuture<List<Peer>> addRaftPeer(AddPeerRequest request) {
+    return rpc.unary(OperatorServiceGrpc.getAddPeerMethod(), request, AddPeerResponse::getPeersList, MEMBERSHIP_DEADLINE);
+  }
+
+  /** Removes a Raft member; see {@link SetpointClient#removeRaftPeer(String)}. */
+  public CompletableFuture<List<Peer>> removeRaftPeer(String name) {
+    RemovePeerRequest request = RemovePeerRequest.newBuilder().setName(name).build();
+    return rpc.unary(OperatorServiceGrpc.getRemovePeerMethod(), request, RemovePeerResponse::getPeersList, MEMBERSHIP_DEADLINE);
   }
 
   /** The agent's controllers; see {@link SetpointClient#controllers()}. */

@@ -43,6 +43,11 @@ final class Rpc {
    * applied to the response, or with a {@link SetpointException}; cancelling it cancels the call.
    */
   <Q, R, T> CompletableFuture<T> unary(MethodDescriptor<Q, R> method, Q request, Function<R, T> result) {
+    return unary(method, request, result, deadline);
+  }
+
+  /** {@link #unary(MethodDescriptor, Object, Function)} under a deadline of its own, for calls that take long by design. */
+  <Q, R, T> CompletableFuture<T> unary(MethodDescriptor<Q, R> method, Q request, Function<R, T> result, Duration deadline) {
     ClientCall<Q, R> call =
         channel.newCall(method, CallOptions.DEFAULT.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS));
     CallFuture<T> future = new CallFuture<>(call);

@@ -8,6 +8,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
 import io.opentelemetry.api.OpenTelemetry;
 import io.setpoint.api.operator.v1.ListPeersResponse;
+import io.setpoint.api.operator.v1.Peer;
 import io.setpoint.api.operator.v1.OperatorServiceGrpc;
 import io.setpoint.api.operator.v1.SaveSnapshotRequest;
 import io.setpoint.api.acl.v1.BootstrapResponse;
@@ -287,6 +288,29 @@ public final class SetpointClient implements AutoCloseable {
    */
   public String transferRaftLeader(String to) {
     return Rpc.await(async.transferRaftLeader(to));
+  }
+
+  /**
+   * Adds the Raft member {@code name} at {@code raftAddress} (its {@code host:port} for Raft) and
+   * returns the members afterwards, once the cluster committed the change: the leader first catches
+   * the new member up, by snapshot when it is far behind, so this may take minutes (it has a
+   * deadline of its own, three minutes). The new member must be running and waiting to be added,
+   * as {@code setpoint agent -join} starts it (which asks for this itself). Adding a member where it is changes
+   * nothing. Needs {@code operator:write}; {@code ALREADY_EXISTS} when the name is a member at
+   * another address.
+   */
+  public List<Peer> addRaftPeer(String name, String raftAddress) {
+    return Rpc.await(async.addRaftPeer(name, raftAddress));
+  }
+
+  /**
+   * Removes the Raft member {@code name} (when it leads, leadership moves first) and returns the
+   * members afterwards, once the cluster committed the change. Stop the removed member's agent.
+   * Needs {@code operator:write}; {@code NOT_FOUND} for an unknown member, {@code
+   * FAILED_PRECONDITION} for the last one.
+   */
+  public List<Peer> removeRaftPeer(String name) {
+    return Rpc.await(async.removeRaftPeer(name));
   }
 
   /**

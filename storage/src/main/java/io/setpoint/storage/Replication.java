@@ -88,4 +88,32 @@ public interface Replication {
    *     transfer did not complete in time
    */
   String transferLeadership(String to, Duration timeout);
+
+  /**
+   * Adds the member {@code name}, whose Raft address is {@code address}, and returns once the
+   * cluster committed it: the leader first brings it up to date (by snapshot when it is far
+   * behind), so that it counts in a majority only once it holds the log.
+   *
+   * <p>When {@code name} is a member at that address already, nothing changes, unless {@code
+   * lostItsData} (a member restarted on a new data directory): it is then removed and added again
+   * as a new member, because a member that forgot what it acknowledged must not vote on it.
+   *
+   * @return the members afterwards, as this member knows them
+   * @throws IllegalArgumentException when {@code name} is a member at another address
+   * @throws StorageException {@code UNAVAILABLE} when the change did not complete in time (it may
+   *     still take effect: list the members)
+   */
+  List<Member> addMember(String name, String address, boolean lostItsData, Duration timeout);
+
+  /**
+   * Removes the member {@code name} and returns once the cluster committed that. When it leads,
+   * leadership moves to another member first. The member removed stops hearing from the cluster;
+   * stop its agent.
+   *
+   * @return the members afterwards, as this member knows them
+   * @throws IllegalArgumentException when {@code name} is the only member
+   * @throws StorageException {@code NOT_FOUND} for an unknown member, {@code UNAVAILABLE} when the
+   *     change did not complete in time
+   */
+  List<Member> removeMember(String name, Duration timeout);
 }

@@ -4,10 +4,14 @@ import com.linecorp.armeria.server.annotation.Blocking;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.setpoint.api.operator.v1.AddPeerRequest;
+import io.setpoint.api.operator.v1.AddPeerResponse;
 import io.setpoint.api.operator.v1.ListPeersRequest;
 import io.setpoint.api.operator.v1.ListPeersResponse;
 import io.setpoint.api.operator.v1.OperatorServiceGrpc;
 import io.setpoint.api.operator.v1.Peer;
+import io.setpoint.api.operator.v1.RemovePeerRequest;
+import io.setpoint.api.operator.v1.RemovePeerResponse;
 import io.setpoint.api.operator.v1.SaveSnapshotRequest;
 import io.setpoint.api.operator.v1.SnapshotChunk;
 import io.setpoint.api.operator.v1.TransferLeaderRequest;
@@ -16,6 +20,7 @@ import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
 import io.setpoint.resource.Authorizer;
 import io.setpoint.resource.Permission;
+import io.setpoint.resource.ValidationException;
 import io.setpoint.server.service.CallerAuthorizer;
 import io.setpoint.server.service.Errors;
 import io.setpoint.server.service.UnaryCalls;
@@ -26,8 +31,11 @@ import io.setpoint.storage.StoreSnapshot;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +48,9 @@ import org.slf4j.LoggerFactory;
 public final class OperatorGrpcService extends OperatorServiceGrpc.OperatorServiceImplBase {
   private static final Logger log = LoggerFactory.getLogger(OperatorGrpcService.class);
   private static final Duration TRANSFER_TIMEOUT = Duration.ofSeconds(10);
+  /** A new member may need a snapshot of the whole store before it counts. */
+  private static final Duration MEMBERSHIP_TIMEOUT = Duration.ofMinutes(2);
+  private static final Pattern NODE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,63}");
 
   private final Backend store;
   private final Replication replication; // null: not replicated
@@ -85,18 +96,75 @@ public final class OperatorGrpcService extends OperatorServiceGrpc.OperatorServi
 
   @Override
   public void listPeers(ListPeersRequest request, StreamObserver<ListPeersResponse> out) {
-    answer(out, Permission.OPERATOR_READ, () -> {
-      ListPeersResponse.Builder response = ListPeersResponse.newBuilder().setAnsweredBy(replication.nodeName());
-      for (Replication.Member m : replication.members()) {
-        Peer.Builder peer = Peer.newBuilder().setName(m.name()).setAddress(m.address()).setLeader(m.leader())
-            .setUnreachable(m.unreachable());
-        m.index().ifPresent(peer::setIndex);
-        m.lastContact().ifPresent(d -> peer.setLastContact(
-            com.google.protobuf.Duration.newBuilder().setSeconds(d.getSeconds()).setNanos(d.getNano())));
-        response.addPeers(peer);
+    answer(out, Permission.OPERATOR_READ, () -> ListPeersResponse.newBuilder()
+        .setAnsweredBy(replication.nodeName())
+        .addAllPeers(peers(replication.members()))
+        .build());
+  }
+
+  @Override
+  public void addPeer(AddPeerRequest request, StreamObserver<AddPeerResponse> out) {
+    answer(out, Permission.OPERATOR_WRITE, () -> {
+      checkName(request.getName());
+      checkAddress(request.getAddress());
+      try {
+        List<Replication.Member> after = replication.addMember(
+            request.getName(), request.getAddress(), request.getLostItsData(), MEMBERSHIP_TIMEOUT);
+        log.info("member {} at {} added", request.getName(), request.getAddress());
+        return AddPeerResponse.newBuilder().addAllPeers(peers(after)).build();
+      } catch (IllegalArgumentException e) {
+        throw Status.ALREADY_EXISTS.withDescription(Errors.bounded(e.getMessage())).asRuntimeException();
       }
-      return response.build();
     });
+  }
+
+  @Override
+  public void removePeer(RemovePeerRequest request, StreamObserver<RemovePeerResponse> out) {
+    answer(out, Permission.OPERATOR_WRITE, () -> {
+      checkName(request.getName());
+      try {
+        List<Replication.Member> after = replication.removeMember(request.getName(), MEMBERSHIP_TIMEOUT);
+        log.info("member {} removed", request.getName());
+        return RemovePeerResponse.newBuilder().addAllPeers(peers(after)).build();
+      } catch (IllegalArgumentException e) {
+        throw Status.FAILED_PRECONDITION.withDescription(Errors.bounded(e.getMessage())).asRuntimeException();
+      }
+    });
+  }
+
+  private static List<Peer> peers(List<Replication.Member> members) {
+    List<Peer> peers = new ArrayList<>();
+    for (Replication.Member m : members) {
+      Peer.Builder peer = Peer.newBuilder().setName(m.name()).setAddress(m.address()).setLeader(m.leader())
+          .setUnreachable(m.unreachable());
+      m.index().ifPresent(peer::setIndex);
+      m.lastContact().ifPresent(d -> peer.setLastContact(
+          com.google.protobuf.Duration.newBuilder().setSeconds(d.getSeconds()).setNanos(d.getNano())));
+      peers.add(peer.build());
+    }
+    return peers;
+  }
+
+  private static void checkName(String name) {
+    if (!NODE_NAME.matcher(name).matches()) {
+      throw ValidationException.of("name", "node-name",
+          "name must be 1 to 63 letters, digits, '.', '_' or '-' (a member's -node), was \"" + Errors.bounded(name) + "\"");
+    }
+  }
+
+  private static void checkAddress(String address) {
+    int colon = address.lastIndexOf(':');
+    int port = -1;
+    try {
+      port = colon < 1 ? -1 : Integer.parseInt(address.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    if (port < 1 || port > 65_535 || address.substring(0, Math.max(0, colon)).isBlank()) {
+      throw ValidationException.of("address", "host-port",
+          "address must be the member's Raft address HOST:PORT with a port within 1..65535, was \""
+              + Errors.bounded(address) + "\"");
+    }
   }
 
   @Override

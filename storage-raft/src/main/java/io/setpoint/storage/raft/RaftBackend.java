@@ -60,6 +60,7 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -110,13 +111,15 @@ public final class RaftBackend implements Backend, Replication {
   private final ReplicatedStore store;
   private final LeadershipEvents leadership;
   private final RaftServer server;
-  /** Leadership transfers. */
-  private final RaftClient client;
+  private final Membership membership;
+  /** For leadership transfers. */
+  private final RetryPolicy retryPolicy;
   /** Forwards batches of writes to the leader; never repeats one that may have been committed. */
   private volatile RaftClient forwarder;
+  /** The membership {@link #forwarder} was made for: a change of members makes a new one. */
+  private volatile RaftConfiguration forwarderConf;
   /** A new {@link #forwarder} that first asks the given member (null: Ratis's choice). */
   private final Function<RaftPeerId, RaftClient> newForwarder;
-  private final RaftGroup group;
   /** Forwarders replaced by {@link #renewForwarder}, closed after a request timeout or on close. */
   private final List<RaftClient> retiredForwarders = new CopyOnWriteArrayList<>();
   private final LocalSubmitter local;
@@ -141,9 +144,9 @@ public final class RaftBackend implements Backend, Replication {
       ReplicatedStore store,
       LeadershipEvents leadership,
       RaftServer server,
-      RaftClient client,
+      Membership membership,
+      RetryPolicy retryPolicy,
       Function<RaftPeerId, RaftClient> newForwarder,
-      RaftGroup group,
       ExecutorService replies,
       MemberHealth health,
       ScheduledExecutorService healthTimer,
@@ -154,10 +157,11 @@ public final class RaftBackend implements Backend, Replication {
     this.store = store;
     this.leadership = leadership;
     this.server = server;
-    this.client = client;
+    this.membership = membership;
+    this.retryPolicy = retryPolicy;
     this.newForwarder = newForwarder;
+    this.forwarderConf = membership.conf();
     this.forwarder = newForwarder.apply(null);
-    this.group = group;
     this.replies = replies;
     this.health = health;
     this.healthTimer = healthTimer;
@@ -207,7 +211,6 @@ public final class RaftBackend implements Backend, Replication {
     long resumeFree = 2 * RaftServerConfigKeys.Log.preallocatedSize(properties).getSize();
     MemberHealth health = new MemberHealth(config.dataDir(), resumeFree, HEALTH_EVERY, healthTimer);
     RaftServer server = null;
-    RaftClient client = null;
     try {
       // The snapshot the check chose is for the first division; one started again after its log
       // failed loads the latest snapshot itself (see StoreStateMachine).
@@ -216,7 +219,7 @@ public final class RaftBackend implements Backend, Replication {
       server = started(
           RaftServer.newBuilder()
               .setServerId(RatisSettings.peerId(config.nodeName()))
-              .setGroup(group)
+              .setGroup(RatisSettings.startingGroup(config))
               // A state machine per division: one started again after its log failed gets a new one.
               .setStateMachineRegistry(groupId -> {
                 boolean firstDivision = !started.getAndSet(true);
@@ -229,25 +232,24 @@ public final class RaftBackend implements Backend, Replication {
               .setOption(RaftStorage.StartupOption.RECOVER),
           check,
           config);
-      client = client(properties, parameters, group, RatisSettings.retryPolicy(config.tuning()));
-      RaftProperties forwarding = RatisSettings.forwarding(properties, config.tuning());
       RetryPolicy forwardRetries = RatisSettings.forwardRetryPolicy(config.tuning());
+      Membership membership = new Membership(
+          server, RatisSettings.peerId(config.nodeName()), group, properties, parameters, forwardRetries);
+      RaftProperties forwarding = RatisSettings.forwarding(properties, config.tuning());
       Function<RaftPeerId, RaftClient> newForwarder =
-          firstAsked -> client(forwarding, parameters, group, forwardRetries, firstAsked);
-      RaftBackend backend = new RaftBackend(
-          config, store, leadership, server, client, newForwarder, group, replies, health, healthTimer, activity);
+          firstAsked -> membership.newClient(forwarding, forwardRetries, firstAsked);
+      RaftBackend backend = new RaftBackend(config, store, leadership, server, membership,
+          RatisSettings.retryPolicy(config.tuning()), newForwarder, replies, health, healthTimer, activity);
       forwarded.open(backend.writes, backend::ownEntry);
       health.attach(server, group, RatisSettings.peerId(config.nodeName()), backend::stopWrites);
       return backend;
     } catch (IOException e) {
-      closeQuietly(client);
       closeQuietly(server);
       replies.shutdown();
       healthTimer.shutdownNow();
       leadership.close();
       throw new UncheckedIOException(e.getMessage(), e);
     } catch (RuntimeException e) {
-      closeQuietly(client);
       closeQuietly(server);
       replies.shutdown();
       healthTimer.shutdownNow();
@@ -278,24 +280,6 @@ public final class RaftBackend implements Backend, Replication {
       throw new IOException(check.damagedLog().orElse(
           "Raft member " + config.nodeName() + " did not start in " + config.dataDir() + ": " + cause), e);
     }
-  }
-
-  private static RaftClient client(
-      RaftProperties properties, Parameters parameters, RaftGroup group, RetryPolicy retryPolicy) {
-    return client(properties, parameters, group, retryPolicy, null);
-  }
-
-  private static RaftClient client(
-      RaftProperties properties, Parameters parameters, RaftGroup group, RetryPolicy retryPolicy, RaftPeerId firstAsked) {
-    RaftClient.Builder builder = RaftClient.newBuilder()
-        .setProperties(properties)
-        .setParameters(parameters)
-        .setRaftGroup(group)
-        .setRetryPolicy(retryPolicy);
-    if (firstAsked != null) {
-      builder.setLeaderId(firstAsked);
-    }
-    return builder.build();
   }
 
   // ---- Backend
@@ -455,7 +439,7 @@ public final class RaftBackend implements Backend, Replication {
     String current = members.stream().filter(Member::leader).map(Member::name).findFirst().orElse(null);
     String target = to;
     if (target.isEmpty()) {
-      target = members.stream().map(Member::name).filter(n -> !n.equals(current)).findFirst()
+      target = members.stream().filter(m -> !m.unreachable()).map(Member::name).filter(n -> !n.equals(current)).findFirst()
           .orElseThrow(() -> new StorageException(Reason.UNAVAILABLE, "there is no other member to lead"));
     } else if (members.stream().noneMatch(m -> m.name().equals(to))) {
       throw new StorageException(Reason.NOT_FOUND, "no member " + to + " in " + members);
@@ -464,7 +448,7 @@ public final class RaftBackend implements Backend, Replication {
       return target;
     }
     RaftClientReply reply;
-    try {
+    try (RaftClient client = membership.newClient(null, retryPolicy, null)) {
       reply = client.admin().transferLeadership(RaftPeerId.valueOf(target), timeout.toMillis());
     } catch (IOException e) {
       throw new StorageException(Reason.UNAVAILABLE, "leadership did not move to " + target + ": " + e);
@@ -479,6 +463,33 @@ public final class RaftBackend implements Backend, Replication {
       LockSupport.parkNanos(POLL.toNanos());
     }
     return target;
+  }
+
+  @Override
+  public List<Member> addMember(String name, String address, boolean lostItsData, Duration timeout) {
+    checkOpen();
+    membership.add(name, address, lostItsData, timeout);
+    return members();
+  }
+
+  @Override
+  public List<Member> removeMember(String name, Duration timeout) {
+    checkOpen();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    if (leader().equals(Optional.of(name)) && membership.group().getPeers().size() > 1) {
+      // Hand over first, so writes pause for a transfer rather than for an election.
+      transferLeadership("", timeout);
+    }
+    membership.remove(name, Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime())));
+    return members();
+  }
+
+  /**
+   * True while this member is in the cluster's membership as it knows it: false for a {@linkplain
+   * RaftConfig#join() joining} member until it is added, and after it was removed.
+   */
+  public boolean isMember() {
+    return membership.isMember();
   }
 
   @Override
@@ -509,7 +520,6 @@ public final class RaftBackend implements Backend, Replication {
     store.close();
     closeQuietly(forwarder);
     retiredForwarders.forEach(RaftBackend::closeQuietly);
-    closeQuietly(client);
     closeQuietly(server);
     replies.shutdown();
     leadership.close();
@@ -711,6 +721,10 @@ public final class RaftBackend implements Backend, Replication {
    */
   private RaftClientReply forward(Message forward) {
     RaftClient asked = forwarder;
+    RaftConfiguration members = membership.conf();
+    if (members != null && members != forwarderConf) {
+      asked = renewForwarder(asked, members);
+    }
     try {
       return asked.io().sendReadOnlyNonLinearizable(forward);
     } catch (GroupMismatchException e) {
@@ -718,7 +732,7 @@ public final class RaftBackend implements Backend, Replication {
       // it committed nothing. Ratis's client keeps asking it for good, unlike a member that does
       // not answer: ask the leader this member knows of, with a new client.
       try {
-        return renewForwarder(asked).io().sendReadOnlyNonLinearizable(forward);
+        return renewForwarder(asked, forwarderConf).io().sendReadOnlyNonLinearizable(forward);
       } catch (IOException again) {
         throw mayStillBeApplied(again);
       }
@@ -732,14 +746,15 @@ public final class RaftBackend implements Backend, Replication {
    * leader this member knows of, or else another member. The old client is closed once the
    * forwards still on it have had their time.
    */
-  private synchronized RaftClient renewForwarder(RaftClient failed) {
+  private synchronized RaftClient renewForwarder(RaftClient failed, RaftConfiguration members) {
     if (forwarder != failed || closed) {
       return forwarder;
     }
     RaftPeerId gone = failed.getLeaderId();
     RaftPeerId next = leader().map(RaftPeerId::valueOf).filter(l -> !l.equals(gone))
-        .orElseGet(() -> group.getPeers().stream().map(p -> p.getId())
+        .orElseGet(() -> membership.group().getPeers().stream().map(p -> p.getId())
             .filter(id -> !id.equals(gone) && !id.equals(self)).findFirst().orElse(null));
+    forwarderConf = members;
     forwarder = newForwarder.apply(next);
     retiredForwarders.add(failed);
     healthTimer.schedule(() -> {

@@ -23,6 +23,11 @@ import java.util.Objects;
  *     CA every peer's certificate must be signed by: peers then talk mutual TLS, each side checking
  *     the other's certificate (and the client side the peer's host, so a member's certificate must
  *     name the host of its peer address)
+ * @param join this member joins a running cluster ({@link RaftBackend#isMember()}): started on a
+ *     new data directory, it holds no membership and neither votes nor stands for election until
+ *     a member adds it ({@link io.setpoint.storage.Replication#addMember}); {@code peers} then need
+ *     only name this member. On a data directory that already holds a membership, the flag changes
+ *     nothing.
  */
 public record RaftConfig(
     String nodeName,
@@ -31,7 +36,8 @@ public record RaftConfig(
     Map<String, String> peers,
     Limits limits,
     RaftTuning tuning,
-    TlsFiles tls) {
+    TlsFiles tls,
+    boolean join) {
 
   public RaftConfig {
     Objects.requireNonNull(nodeName, "nodeName");
@@ -56,10 +62,10 @@ public record RaftConfig(
     }
   }
 
-  /** A member with plaintext Raft traffic. */
+  /** A founding member (not {@linkplain #join() joining}) with plaintext Raft traffic. */
   public RaftConfig(
       String nodeName, Path dataDir, int raftPort, Map<String, String> peers, Limits limits, RaftTuning tuning) {
-    this(nodeName, dataDir, raftPort, peers, limits, tuning, null);
+    this(nodeName, dataDir, raftPort, peers, limits, tuning, null, false);
   }
 
   /**
@@ -73,12 +79,12 @@ public record RaftConfig(
 
   /** This config with other store limits. */
   public RaftConfig withLimits(Limits other) {
-    return new RaftConfig(nodeName, dataDir, raftPort, peers, other, tuning, tls);
+    return new RaftConfig(nodeName, dataDir, raftPort, peers, other, tuning, tls, join);
   }
 
   /** This config with other tuning. */
   public RaftConfig withTuning(RaftTuning other) {
-    return new RaftConfig(nodeName, dataDir, raftPort, peers, limits, other, tls);
+    return new RaftConfig(nodeName, dataDir, raftPort, peers, limits, other, tls, join);
   }
 
   /**
@@ -87,7 +93,15 @@ public record RaftConfig(
    * are read when the member starts.
    */
   public RaftConfig withTls(TlsFiles files) {
-    return new RaftConfig(nodeName, dataDir, raftPort, peers, limits, tuning, files);
+    return new RaftConfig(nodeName, dataDir, raftPort, peers, limits, tuning, files, join);
+  }
+
+  /**
+   * This config for a member that joins a running cluster instead of founding one: see {@link
+   * #join()}.
+   */
+  public RaftConfig joining() {
+    return new RaftConfig(nodeName, dataDir, raftPort, peers, limits, tuning, tls, true);
   }
 
   /** The host part of this node's own peer address, which its Raft RPC binds. */

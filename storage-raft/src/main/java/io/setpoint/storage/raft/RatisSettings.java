@@ -35,9 +35,19 @@ final class RatisSettings {
       RaftGroupId.valueOf(UUID.nameUUIDFromBytes("setpoint-storage".getBytes(StandardCharsets.UTF_8)));
 
   private static final Duration RETRY_SLEEP = Duration.ofMillis(50);
+  private static final Duration STAGING_STALL = Duration.ofSeconds(60);
 
   private RatisSettings() {}
 
+  /**
+   * The members a new data directory starts with: none for a member that {@linkplain
+   * RaftConfig#join() joins}, so that it waits, without voting, to be added by the cluster.
+   */
+  static RaftGroup startingGroup(RaftConfig config) {
+    return config.join() ? RaftGroup.valueOf(GROUP_ID) : group(config);
+  }
+
+  /** The members {@code config} names. */
   static RaftGroup group(RaftConfig config) {
     List<RaftPeer> peers =
         config.peers().entrySet().stream()
@@ -99,6 +109,10 @@ final class RatisSettings {
     RaftServerConfigKeys.Log.setSegmentCacheSizeMax(p, share);
     RaftServerConfigKeys.Log.setQueueByteLimit(p, share);
     RaftServerConfigKeys.Write.setByteLimit(p, share);
+
+    // A member being added is caught up before it counts; the change fails only when that stalls
+    // for this long (a large snapshot on a slow disk), not when it merely takes long.
+    RaftServerConfigKeys.setStagingTimeout(p, millis(STAGING_STALL));
 
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, millis(attemptTimeout(t)));
     return p;

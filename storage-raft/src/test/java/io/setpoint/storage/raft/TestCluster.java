@@ -80,6 +80,30 @@ final class TestCluster implements AutoCloseable {
     return backend;
   }
 
+  /**
+   * Starts a new member {@code name} that {@linkplain RaftConfig#joining() joins}: on a free port
+   * and a new directory, with the first member's limits and tuning; it serves once a member adds it.
+   */
+  RaftBackend startJoining(String name) {
+    int port = FreePorts.loopback();
+    RaftConfig first = configs.values().iterator().next();
+    RaftConfig config = new RaftConfig(name, root.resolve(name), port, Map.of(name, "127.0.0.1:" + port), first.limits(),
+        first.tuning()).joining();
+    configs.put(name, config);
+    return startMember(name);
+  }
+
+  /** The Raft address of the member {@code name}. */
+  String address(String name) {
+    return configs.get(name).peers().get(name);
+  }
+
+  /** A name for a new member, unique in this JVM like the founding members'. */
+  String newName(String suffix) {
+    String first = configs.keySet().iterator().next();
+    return first.substring(0, first.lastIndexOf('n')) + suffix;
+  }
+
   /** Stops the member {@code name}; its data directory stays. */
   void stopMember(String name) {
     RaftBackend backend;

@@ -1,0 +1,166 @@
+package io.setpoint.storage.raft;
+
+import static io.setpoint.storage.conformance.Fixtures.changed;
+import static io.setpoint.storage.conformance.Fixtures.id;
+import static io.setpoint.storage.conformance.Fixtures.resource;
+import static io.setpoint.storage.conformance.Fixtures.text;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.storage.Consistency;
+import io.setpoint.storage.Replication.Member;
+import io.setpoint.storage.StorageException;
+import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.conformance.Fixtures;
+import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.raft.RegisterHistory.Result;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Membership changes under a compare-and-swap load: three members grow to five through joining
+ * members and shrink back to three by removing two founders, the leader among them. The history
+ * stays linearizable, and every member left holds the register's last acknowledged value.
+ */
+class MembershipTest {
+  private static final ID REGISTER = id("register");
+  private static final Duration CHANGE = Duration.ofSeconds(30);
+
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void threeMembersGrowToFiveAndShrinkToThreeUnderCasLoadWithALinearizableHistory() throws Exception {
+    try (TestCluster cluster = TestCluster.start(3, Limits.DEFAULT, TestCluster.FAST)) {
+      List<String> serving = new CopyOnWriteArrayList<>(cluster.members().stream().map(RaftBackend::nodeName).toList());
+      RegisterHistory history = new RegisterHistory();
+      AtomicBoolean running = new AtomicBoolean(true);
+      try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+        List<Future<Integer>> clients = new ArrayList<>();
+        for (int c = 0; c < 4; c++) {
+          String client = "c" + c;
+          clients.add(pool.submit(() -> runClient(client, cluster, serving, history, running)));
+        }
+        try {
+          awaitProgress(history, 40);
+
+          // Grow: each new member starts empty, waits unadded, and is added through a follower.
+          for (String suffix : List.of("n4", "n5")) {
+            String name = cluster.newName(suffix);
+            RaftBackend joining = cluster.startJoining(name);
+            assertThat(joining.isMember()).as("%s before it is added", name).isFalse();
+            RaftBackend asked = serving.stream().map(cluster::member).filter(b -> !b.isLeader()).findFirst().orElseThrow();
+            List<Member> after = asked.addMember(name, cluster.address(name), true, CHANGE);
+            assertThat(after).extracting(Member::name).contains(name);
+            await().atMost(CHANGE).until(joining::isMember);
+            serving.add(name);
+            awaitProgress(history, 40);
+          }
+          assertThat(cluster.awaitLeader().members()).hasSize(5);
+
+          // Shrink: remove the leader (it hands over first) and one more founder, asking a new member.
+          RaftBackend asked = cluster.member(serving.get(serving.size() - 1));
+          String leader = cluster.awaitLeader().nodeName();
+          String founder = serving.stream().filter(n -> !n.equals(leader) && !n.equals(asked.nodeName())).findFirst().orElseThrow();
+          for (String removed : List.of(leader, founder)) {
+            serving.remove(removed);
+            List<Member> after = asked.removeMember(removed, CHANGE);
+            assertThat(after).extracting(Member::name).doesNotContain(removed);
+            cluster.stopMember(removed);
+            awaitProgress(history, 40);
+          }
+        } finally {
+          running.set(false);
+        }
+        int succeeded = 0;
+        for (Future<Integer> f : clients) {
+          succeeded += f.get(60, TimeUnit.SECONDS);
+        }
+        assertThat(succeeded).as("swaps that took effect").isGreaterThan(50);
+      }
+      assertThat(cluster.awaitLeader().members()).extracting(Member::name).containsExactlyInAnyOrderElementsOf(serving);
+      assertThat(history.isLinearizable()).as("history of %d operations", history.ops().size()).isTrue();
+      // Every member left, the two added ones included, holds the same last value.
+      List<String> finals = serving.stream().map(n -> text(cluster.member(n).read(Consistency.STRONG, REGISTER))).toList();
+      assertThat(finals).as("the register on %s", serving).containsOnly(finals.get(0));
+    }
+  }
+
+  @Test
+  void addingAMemberAtAnotherAddressOrRemovingTheLastOneIsRefused() {
+    try (TestCluster cluster = TestCluster.start(1, Limits.DEFAULT, TestCluster.FAST)) {
+      RaftBackend solo = cluster.awaitLeader();
+      String name = solo.nodeName();
+      assertThatThrownBy(() -> solo.addMember(name, "127.0.0.1:1", true, CHANGE))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("member " + name + " is at " + cluster.address(name));
+      assertThatThrownBy(() -> solo.removeMember(name, CHANGE))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("is the only one");
+      assertThatThrownBy(() -> solo.removeMember("nobody", CHANGE))
+          .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.reason()).isEqualTo(Reason.NOT_FOUND));
+      // Adding itself again, where it is, changes nothing.
+      assertThat(solo.addMember(name, cluster.address(name), false, CHANGE)).extracting(Member::name).containsExactly(name);
+    }
+  }
+
+  private static void awaitProgress(RegisterHistory history, int more) {
+    int target = history.ops().size() + more;
+    await().atMost(Duration.ofSeconds(30)).until(() -> history.ops().size() >= target);
+  }
+
+  /** Reads the register strongly and swaps it to a value of its own, on a random serving member. */
+  private static int runClient(
+      String client, TestCluster cluster, List<String> serving, RegisterHistory history, AtomicBoolean running) {
+    int succeeded = 0;
+    for (int seq = 0; running.get(); seq++) {
+      List<String> now = List.copyOf(serving);
+      RaftBackend member = cluster.member(now.get(ThreadLocalRandom.current().nextInt(now.size())));
+      if (member == null) {
+        continue; // stopped right now
+      }
+      long readCall = System.nanoTime();
+      Resource current;
+      try {
+        current = member.read(Consistency.STRONG, REGISTER);
+      } catch (StorageException e) {
+        if (e.reason() == Reason.NOT_FOUND) {
+          history.read(readCall, System.nanoTime(), null);
+          current = null;
+        } else {
+          continue; // a failed read has no effect; it is left out
+        }
+      }
+      String expected = current == null ? null : text(current);
+      if (current != null) {
+        history.read(readCall, System.nanoTime(), expected);
+      }
+      String value = client + "-" + seq;
+      Resource next = current == null
+          ? resource(REGISTER).toBuilder().setData(Fixtures.data(value)).build()
+          : changed(current, value);
+      long call = System.nanoTime();
+      try {
+        member.writeCas(next);
+        history.cas(call, System.nanoTime(), Result.OK, expected, value);
+        succeeded++;
+      } catch (StorageException e) {
+        Result result =
+            e.reason() == Reason.CAS_FAILURE || e.reason() == Reason.WRONG_UID ? Result.FAILED : Result.UNKNOWN;
+        history.cas(call, System.nanoTime(), result, expected, value);
+      }
+    }
+    return succeeded;
+  }
+}

@@ -4,6 +4,9 @@ import io.netty.util.ResourceLeakDetector;
 import io.setpoint.api.tls.TlsFiles;
 import io.setpoint.demo.DemoControllers;
 import io.setpoint.demo.DemoTypes;
+import io.setpoint.api.operator.v1.AddPeerRequest;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.client.SetpointException;
 import io.setpoint.server.agent.Agent;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.storage.raft.RaftConfig;
@@ -12,6 +15,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -71,6 +75,20 @@ final class AgentCommand implements Callable<Integer> {
           + "n1=127.0.0.1:8501,n2=127.0.0.1:8511,n3=127.0.0.1:8521. Read when DIR is new; "
           + "afterwards membership comes from the replicated log. Default: this node alone.")
   private String cluster;
+
+  @Option(names = "-join", paramLabel = "HOST:PORT",
+      description = "Join a running cluster through any member's API address (https://HOST:PORT for TLS): when DIR is "
+          + "new, this member starts unadded, asks that member to add it (AddPeer, operator:write with ACLs on), is "
+          + "caught up and serves; a member that lost its data is added again as new. Ignored once DIR holds a membership.")
+  private String join;
+
+  @Option(names = "-join-token", paramLabel = "TOKEN", defaultValue = "${env:SETPOINT_TOKEN}",
+      description = "With -join: the ACL token (operator:write) to ask with (default: $SETPOINT_TOKEN).")
+  private String joinToken;
+
+  @Option(names = "-join-ca-file", paramLabel = "FILE", defaultValue = "${env:SETPOINT_CACERT}",
+      description = "With -join to an agent serving TLS: trust its certificate if this PEM CA signed it (default: $SETPOINT_CACERT).")
+  private Path joinCaFile;
 
   @Option(names = "-demo-types",
       description = "Register the demo types (and run their controllers unless -no-demo-controllers); implied by -dev.")
@@ -182,6 +200,8 @@ final class AgentCommand implements Callable<Integer> {
     Agent.Builder builder = Agent.builder().host(bind).port(port).acls(dev ? acls : !noAcls).tls(apiTls);
     if (dev) {
       builder.storeLimits(limits());
+    } else if (join != null) {
+      builder.raft(raftConfig(raftTls).joining(), this::requestAdd);
     } else {
       builder.raft(raftConfig(raftTls));
     }
@@ -245,6 +265,19 @@ final class AgentCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** Asks the member at {@code -join} to add this one, which has no data. */
+  private void requestAdd(String name, String raftAddress) {
+    try (SetpointClient client = SetpointClient.builder().address(join).token(joinToken).tls(joinCaFile).build()) {
+      client.async().addRaftPeer(AddPeerRequest.newBuilder().setName(name).setAddress(raftAddress).setLostItsData(true)
+          .build()).join();
+    } catch (CompletionException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      throw new IllegalStateException("-join " + join + ": the cluster did not add " + name + ": " + cause.getMessage(), cause);
+    } catch (SetpointException | IllegalArgumentException e) {
+      throw new IllegalStateException("-join " + join + ": the cluster did not add " + name + ": " + e.getMessage(), e);
+    }
+  }
+
   /**
    * A member restarted with only {@code -data-dir} (and maybe {@code -node}) listens where it did:
    * what it was started with is kept in its data directory. A Raft port or node name that
@@ -285,6 +318,13 @@ final class AgentCommand implements Callable<Integer> {
     }
     if (dev ? noAcls : acls) {
       throw usage(dev ? "-dev has no ACLs already; -no-acls is for a durable agent" : "ACLs are on without -dev already; -acls is for -dev");
+    }
+    if (join != null && (dev || cluster != null)) {
+      throw usage(dev ? "-join needs a durable store (-data-dir), not -dev"
+          : "-join and -cluster exclude each other: -cluster founds a cluster, -join enters a running one");
+    }
+    if (join != null && (bind.equals("0.0.0.0") || bind.equals("::"))) {
+      throw usage("-join: the other members dial this member at -bind, so give the address they reach it by, not " + bind);
     }
     if (dev && (cluster != null || demoTypes)) {
       throw usage(cluster != null ? "-cluster needs a durable store (-data-dir), not -dev" : "-dev registers the demo types already");

@@ -25,6 +25,14 @@ final class ClusterArgs {
   private final String cluster;
 
   ClusterArgs(Path dir, int size) {
+    this(dir, size, size);
+  }
+
+  /**
+   * {@code size} members' ports and names, the first {@code founders} of which form the cluster
+   * ({@code -cluster}); the rest can {@linkplain #joining join} it.
+   */
+  ClusterArgs(Path dir, int size, int founders) {
     this.dir = dir;
     this.api = new int[size];
     this.raft = new int[size];
@@ -32,7 +40,9 @@ final class ClusterArgs {
     for (int i = 0; i < size; i++) {
       api[i] = FreePorts.loopback();
       raft[i] = FreePorts.loopback();
-      members.add(prefix + i + "=127.0.0.1:" + raft[i]);
+      if (i < founders) {
+        members.add(prefix + i + "=127.0.0.1:" + raft[i]);
+      }
     }
     this.cluster = members.toString();
   }
@@ -48,6 +58,27 @@ final class ClusterArgs {
         "-raft-port", String.valueOf(raft[i]), "-port", String.valueOf(api[i]), "-cluster", cluster, "-no-acls"));
     args.addAll(List.of(extra));
     return args.toArray(String[]::new);
+  }
+
+  /**
+   * {@code agent -data-dir ... -node ... -join 127.0.0.1:API -no-acls} for member {@code i}, joining
+   * through the member whose API port is {@code via}, then {@code extra}.
+   */
+  String[] joining(int i, int via, String... extra) {
+    List<String> args = new ArrayList<>(List.of("agent", "-data-dir", dir.resolve("m" + i).toString(), "-node", name(i),
+        "-raft-port", String.valueOf(raft[i]), "-port", String.valueOf(api[i]), "-join", "127.0.0.1:" + via, "-no-acls"));
+    args.addAll(List.of(extra));
+    return args.toArray(String[]::new);
+  }
+
+  /** Member {@code i}'s node name. */
+  String name(int i) {
+    return prefix + i;
+  }
+
+  /** Member {@code i}'s data directory. */
+  Path dataDir(int i) {
+    return dir.resolve("m" + i);
   }
 
   /** Whether the agent at {@code port} on loopback serves {@code type}; false while it cannot be reached. */

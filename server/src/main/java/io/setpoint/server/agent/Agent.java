@@ -202,6 +202,9 @@ public final class Agent implements AutoCloseable {
   public static final class Builder {
     private static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(15);
     private static final Duration TYPE_SYNC_TIMEOUT = Duration.ofSeconds(30);
+    /** How long a member the cluster added may take to hear so from the leader. */
+    private static final Duration JOIN_HEARD = Duration.ofSeconds(30);
+    private static final Duration JOIN_POLL = Duration.ofMillis(20);
 
     private String host = "127.0.0.1";
     private int port = 8500;
@@ -227,6 +230,7 @@ public final class Agent implements AutoCloseable {
     private Path pluginDir;
     private boolean replaceTypeSet;
     private RaftConfig raft;
+    private Joiner joiner;
     private Limits storeLimits = Limits.DEFAULT;
 
     private Builder() {}
@@ -268,6 +272,18 @@ public final class Agent implements AutoCloseable {
     public Builder raft(RaftConfig config) {
       this.raft = Objects.requireNonNull(config, "config");
       this.backend = null;
+      return this;
+    }
+
+    /**
+     * A durable store whose member {@linkplain RaftConfig#joining() joins} a running cluster, and
+     * how it asks to be added. When the member is not in the cluster yet (its data directory is
+     * new), {@link #start()} starts it, calls {@code joiner} and waits until it has heard it was
+     * added, before serving; afterwards it restarts like any member.
+     */
+    public Builder raft(RaftConfig config, Joiner joiner) {
+      raft(config);
+      this.joiner = Objects.requireNonNull(joiner, "joiner");
       return this;
     }
 
@@ -641,11 +657,39 @@ public final class Agent implements AutoCloseable {
         return new MemoryBackend(storeLimits);
       }
       try {
-        return RaftBackend.start(raft);
+        RaftBackend member = RaftBackend.start(raft);
+        if (raft.join() && !member.isMember()) {
+          join(member);
+        }
+        return member;
       } catch (UncheckedIOException e) {
         throw e; // the store's own message names the directory, the damaged file and what to do
       } catch (RuntimeException e) {
         throw new IllegalStateException("cannot open the store in " + raft.dataDir() + ": " + e.getMessage(), e);
+      }
+    }
+
+    /** Asks to be added, then waits until {@code member} has heard so from the leader; closes it on failure. */
+    private void join(RaftBackend member) {
+      String address = raft.peers().get(raft.nodeName());
+      try {
+        if (joiner == null) {
+          throw new IllegalStateException("a joining Raft member needs a Joiner: Agent.Builder.raft(config, joiner)");
+        }
+        log.info("member {} at {} is in no cluster yet: asking to be added", raft.nodeName(), address);
+        joiner.requestAdd(raft.nodeName(), address);
+        long deadline = System.nanoTime() + JOIN_HEARD.toNanos();
+        while (!member.isMember()) {
+          if (System.nanoTime() > deadline) {
+            throw new IllegalStateException("the cluster added member " + raft.nodeName() + ", but it has not heard from"
+                + " the leader within " + JOIN_HEARD.toSeconds() + " s: can the members reach " + address + "?");
+          }
+          LockSupport.parkNanos(JOIN_POLL.toNanos());
+        }
+        log.info("member {} joined the cluster", raft.nodeName());
+      } catch (RuntimeException e) {
+        member.close();
+        throw e;
       }
     }
 
@@ -657,11 +701,6 @@ public final class Agent implements AutoCloseable {
       }
     }
 
-    /** Ready once started, while the store can take writes; else 503 saying why. */
-    /**
-     * Ready once started, with a store that works, a Raft leader known (on a replicated store) and
-     * the caches of the controllers that run here primed; otherwise 503 saying what it waits for.
-     */
     /** The Prometheus page; with {@code callers}, only for a token with operator:read (401 / 403 otherwise). */
     private static HttpResponse metrics(PrometheusMeterRegistry meters, CallerResolver callers, HttpRequest req) {
       if (callers != null) {
@@ -680,10 +719,18 @@ public final class Agent implements AutoCloseable {
       return HttpResponse.of(HttpStatus.OK, MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), meters.scrape());
     }
 
+    /**
+     * Ready once started, with a store that works, this member in the cluster with a Raft leader
+     * known (on a replicated store) and the caches of the controllers that run here primed;
+     * otherwise 503 saying what it waits for.
+     */
     private static HttpResponse readiness(boolean started, Backend store, Replication replication, Manager manager) {
       Health health = started ? store.health() : Health.failing("starting");
       try {
-        if (health.ok() && replication != null && replication.members().stream().noneMatch(Replication.Member::leader)) {
+        List<Replication.Member> members = health.ok() && replication != null ? replication.members() : List.of();
+        if (health.ok() && replication != null && members.stream().noneMatch(m -> m.name().equals(replication.nodeName()))) {
+          health = Health.failing("this member is not in the cluster it knows of: it was removed (stop it), or not added yet");
+        } else if (health.ok() && replication != null && members.stream().noneMatch(Replication.Member::leader)) {
           health = Health.failing("no Raft leader known: a majority of the members must be up and reach each other");
         }
       } catch (StorageException e) {

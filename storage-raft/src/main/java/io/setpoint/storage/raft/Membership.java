@@ -20,6 +20,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
@@ -40,6 +41,8 @@ final class Membership {
   private static final Logger log = LoggerFactory.getLogger(Membership.class);
   /** How often a change checks whether this member has heard of it. */
   private static final Duration POLL = Duration.ofMillis(10);
+  /** How long to wait before trying again while another change is in progress. */
+  private static final Duration BUSY_PAUSE = Duration.ofMillis(200);
 
   private final RaftServer server;
   private final RaftPeerId self;
@@ -160,18 +163,31 @@ final class Membership {
     return builder.build();
   }
 
+  /** Makes the change, waiting for one in progress (another member joining, say) to finish first. */
   private void change(SetConfigurationRequest.Arguments change, String what, Duration timeout) {
-    // One attempt may take the whole time: the leader answers once the new member has caught up.
-    RaftProperties longer = new RaftProperties(properties);
-    RaftClientConfigKeys.Rpc.setRequestTimeout(longer, TimeDuration.valueOf(timeout.toMillis(), TimeUnit.MILLISECONDS));
-    RaftClientReply reply;
-    try (RaftClient client = newClient(longer, whileTurnedAway, null)) {
-      reply = client.admin().setConfiguration(change);
-    } catch (IOException e) {
-      throw new StorageException(Reason.UNAVAILABLE, what + " failed: " + e.getMessage());
-    }
-    if (!reply.isSuccess()) {
-      throw new StorageException(Reason.UNAVAILABLE, what + " failed in Raft: " + reply.getException());
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (;;) {
+      // One attempt may take the whole time: the leader answers once the new member has caught up.
+      RaftProperties longer = new RaftProperties(properties);
+      RaftClientConfigKeys.Rpc.setRequestTimeout(longer, TimeDuration.valueOf(remaining(deadline).toMillis(), TimeUnit.MILLISECONDS));
+      RaftClientReply reply;
+      try (RaftClient client = newClient(longer, whileTurnedAway, null)) {
+        reply = client.admin().setConfiguration(change);
+      } catch (ReconfigurationInProgressException e) {
+        reply = null;
+      } catch (IOException e) {
+        throw new StorageException(Reason.UNAVAILABLE, what + " failed: " + e.getMessage());
+      }
+      if (reply != null && reply.isSuccess()) {
+        return;
+      }
+      if (reply != null && !(reply.getException() instanceof ReconfigurationInProgressException)) {
+        throw new StorageException(Reason.UNAVAILABLE, what + " failed in Raft: " + reply.getException());
+      }
+      if (System.nanoTime() + BUSY_PAUSE.toNanos() > deadline) {
+        throw new StorageException(Reason.UNAVAILABLE, what + " failed: another membership change was still in progress");
+      }
+      LockSupport.parkNanos(BUSY_PAUSE.toNanos());
     }
   }
 

@@ -478,7 +478,14 @@ public final class RaftBackend implements Backend, Replication {
     long deadline = System.nanoTime() + timeout.toNanos();
     if (leader().equals(Optional.of(name)) && membership.group().getPeers().size() > 1) {
       // Hand over first, so writes pause for a transfer rather than for an election.
-      transferLeadership("", timeout);
+      try {
+        transferLeadership("", timeout);
+      } catch (StorageException e) {
+        // Another member than the one asked may have won the election the transfer started.
+        if (leader().equals(Optional.of(name))) {
+          throw e;
+        }
+      }
     }
     membership.remove(name, Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime())));
     return members();

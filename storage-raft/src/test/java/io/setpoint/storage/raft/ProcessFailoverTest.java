@@ -5,8 +5,9 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.setpoint.storage.raft.RegisterHistory.Op;
-import io.setpoint.storage.raft.RegisterHistory.Result;
+import io.setpoint.testkit.RegisterHistory;
+import io.setpoint.testkit.RegisterHistory.Op;
+import io.setpoint.testkit.RegisterHistory.Result;
 import io.setpoint.testkit.FreePorts;
 import java.io.BufferedReader;
 import java.io.Closeable;

@@ -1,4 +1,4 @@
-package io.setpoint.storage.raft;
+package io.setpoint.testkit;
 
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -19,9 +19,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * went away) may have taken effect at any time after it was called, or never: it has no return
  * event and need not be linearized at all.
  */
-final class RegisterHistory {
+public final class RegisterHistory {
   /** What an operation reported. */
-  enum Result {
+  public enum Result {
     /** A read, which returned {@link Op#value()} (null: absent). */
     READ,
     /** A CAS that took effect. */
@@ -36,22 +36,22 @@ final class RegisterHistory {
    * One operation: called at {@code call} and returned at {@code ret} (nanoTime). For a CAS,
    * {@code expected} is the value it required (null: absent) and {@code value} the one it wrote.
    */
-  record Op(int id, long call, long ret, Result result, String expected, String value) {}
+  public record Op(int id, long call, long ret, Result result, String expected, String value) {}
 
   private final List<Op> ops = new ArrayList<>();
   private final AtomicInteger ids = new AtomicInteger();
 
   /** Records a read that returned {@code value} (null: absent). */
-  synchronized void read(long call, long ret, String value) {
+  public synchronized void read(long call, long ret, String value) {
     ops.add(new Op(ids.getAndIncrement(), call, ret, Result.READ, null, value));
   }
 
   /** Records a CAS from {@code expected} to {@code value}. */
-  synchronized void cas(long call, long ret, Result result, String expected, String value) {
+  public synchronized void cas(long call, long ret, Result result, String expected, String value) {
     ops.add(new Op(ids.getAndIncrement(), call, result == Result.UNKNOWN ? Long.MAX_VALUE : ret, result, expected, value));
   }
 
-  synchronized List<Op> ops() {
+  public synchronized List<Op> ops() {
     return List.copyOf(ops);
   }
 
@@ -110,7 +110,7 @@ final class RegisterHistory {
   private record Visited(BitSet linearized, String state) {}
 
   /** True when some order of the operations, consistent with real time, is a legal register run. */
-  boolean isLinearizable() {
+  public boolean isLinearizable() {
     List<Op> all = ops();
     List<Event> events = new ArrayList<>();
     for (Op op : all) {

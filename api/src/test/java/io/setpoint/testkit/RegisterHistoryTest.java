@@ -1,8 +1,8 @@
-package io.setpoint.storage.raft;
+package io.setpoint.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.setpoint.storage.raft.RegisterHistory.Result;
+import io.setpoint.testkit.RegisterHistory.Result;
 import org.junit.jupiter.api.Test;
 
 /** The linearizability checker accepts what it must and rejects what it must. */

@@ -1,0 +1,231 @@
+package io.setpoint.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.grpc.Status;
+import io.setpoint.api.Ids;
+import io.setpoint.api.Tenancies;
+import io.setpoint.api.operator.v1.Peer;
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.client.SetpointException;
+import io.setpoint.demo.DemoTypes;
+import io.setpoint.demo.v2.Artist;
+import io.setpoint.testkit.RegisterHistory;
+import io.setpoint.testkit.RegisterHistory.Result;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Membership through the agent and the CLI: three agents grow to five with {@code agent -join}
+ * and shrink back to three with {@code operator raft remove-peer} (the leader first) while clients
+ * compare-and-swap one register on whichever members serve; then a member whose data directory
+ * was wiped is added again through {@code -join} and catches up. The register's history is
+ * linearizable, and every member ends with the last acknowledged value.
+ */
+class MembershipCommandsTest {
+  private static final Duration WAIT = Duration.ofSeconds(90);
+  private static final ID REGISTER = Ids.of(DemoTypes.ARTIST, Tenancies.of("default", "default"), "register");
+
+  @TempDir Path dir;
+  private final List<CliRun> agents = new ArrayList<>(java.util.Collections.nCopies(5, null));
+  private final Map<Integer, SetpointClient> clients = new ConcurrentHashMap<>();
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  @AfterEach
+  void stopAll() throws InterruptedException {
+    clients.values().forEach(SetpointClient::close);
+    ClusterArgs.stopAll(agents.stream().filter(a -> a != null).toList());
+  }
+
+  @Test
+  @Timeout(value = 300, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void threeAgentsGrowToFiveWithJoinAndShrinkToThreeWithRemovePeerUnderCasLoad() throws Exception {
+    ClusterArgs cluster = new ClusterArgs(dir, 5, 3);
+    int[] api = cluster.apiPorts();
+    for (int i = 0; i < 3; i++) {
+      agents.set(i, CliRun.start(cluster.member(i, "-demo-types", "-no-demo-controllers")));
+    }
+    List<Integer> serving = new CopyOnWriteArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      awaitReady(api[i]);
+      serving.add(i);
+    }
+    // The register is created once: a write without a version is an upsert, not a compare-and-swap.
+    RegisterHistory history = new RegisterHistory();
+    long created = System.nanoTime();
+    await().atMost(WAIT).ignoreExceptions().until(() -> client(api[0]).write(register("0:init", "")) != null);
+    history.cas(created, System.nanoTime(), Result.OK, null, "0:init");
+    AtomicBoolean running = new AtomicBoolean(true);
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      List<Future<Integer>> load = new ArrayList<>();
+      for (int c = 0; c < 3; c++) {
+        String client = "c" + c;
+        load.add(pool.submit(() -> runClient(client, api, serving, history, running)));
+      }
+      try {
+        awaitProgress(history, 30);
+        // Grow to five: each new agent asks member 1 to add it.
+        for (int i = 3; i < 5; i++) {
+          agents.set(i, CliRun.start(cluster.joining(i, api[1], "-demo-types", "-no-demo-controllers")));
+          awaitReady(api[i]);
+          serving.add(i);
+          awaitProgress(history, 30);
+        }
+        assertThat(peerNames(api[0])).containsExactlyInAnyOrder(
+            cluster.name(0), cluster.name(1), cluster.name(2), cluster.name(3), cluster.name(4));
+
+        // Shrink to three: the leader first (it hands over), then another founder; asked through member 4.
+        for (int round = 0; round < 2; round++) {
+          String leader = leaderName(api[4]);
+          int removed = round == 0 ? indexOf(cluster, leader)
+              : Stream.of(0, 1, 2).filter(serving::contains).findFirst().orElseThrow();
+          serving.remove(Integer.valueOf(removed));
+          CliRun remove = CliRun.run("operator", "raft", "remove-peer", "-node", cluster.name(removed),
+              "-address", "127.0.0.1:" + api[4]);
+          assertThat(remove.code()).as(remove.toString()).isZero();
+          assertThat(remove.out()).contains("removed " + cluster.name(removed)).doesNotContain(cluster.name(removed) + " ");
+          agents.get(removed).interruptAndJoin();
+          awaitProgress(history, 30);
+        }
+        assertThat(peerNames(api[4])).containsExactlyInAnyOrderElementsOf(serving.stream().map(cluster::name).toList());
+
+        // A member that lost its data directory comes back through -join, as new.
+        int wiped = 3;
+        serving.remove(Integer.valueOf(wiped));
+        agents.get(wiped).interruptAndJoin();
+        deleteTree(cluster.dataDir(wiped));
+        awaitProgress(history, 30);
+        agents.set(wiped, CliRun.start(cluster.joining(wiped, api[4], "-demo-types", "-no-demo-controllers")));
+        awaitReady(api[wiped]);
+        serving.add(wiped);
+        awaitProgress(history, 30);
+      } finally {
+        running.set(false);
+      }
+      int succeeded = 0;
+      for (Future<Integer> f : load) {
+        succeeded += f.get(60, TimeUnit.SECONDS);
+      }
+      assertThat(succeeded).as("swaps that took effect").isGreaterThan(100);
+    }
+    assertThat(peerNames(api[4])).containsExactlyInAnyOrderElementsOf(serving.stream().map(cluster::name).toList());
+    assertThat(history.isLinearizable()).as("history of %d operations", history.ops().size()).isTrue();
+    List<String> finals = new ArrayList<>();
+    for (int i : serving) {
+      finals.add(value(client(api[i]).readConsistent(REGISTER)));
+    }
+    assertThat(finals).as("the register on members %s", serving).containsOnly(finals.get(0));
+  }
+
+  /** Reads the register strongly and swaps it to a value of its own, through a random serving member. */
+  private int runClient(String client, int[] api, List<Integer> serving, RegisterHistory history, AtomicBoolean running) {
+    int succeeded = 0;
+    for (int seq = 0; running.get(); seq++) {
+      List<Integer> now = List.copyOf(serving);
+      SetpointClient member = client(api[now.get(ThreadLocalRandom.current().nextInt(now.size()))]);
+      long readCall = System.nanoTime();
+      Resource current;
+      try {
+        current = member.readConsistent(REGISTER);
+        history.read(readCall, System.nanoTime(), value(current));
+      } catch (SetpointException e) {
+        continue; // a failed read has no effect; it is left out
+      }
+      String value = client + "-" + seq;
+      long call = System.nanoTime();
+      try {
+        member.write(register(value, current.getVersion()));
+        history.cas(call, System.nanoTime(), Result.OK, value(current), value);
+        succeeded++;
+      } catch (SetpointException e) {
+        // ABORTED: the version was not the stored one, so nothing was written; anything else may have been.
+        Result result = e.code() == Status.Code.ABORTED ? Result.FAILED : Result.UNKNOWN;
+        history.cas(call, System.nanoTime(), result, value(current), value);
+      }
+    }
+    return succeeded;
+  }
+
+  /** The register holding {@code value}, to write over {@code version} (empty: whatever is stored). */
+  private static Resource register(String value, String version) {
+    return Resource.newBuilder().setId(REGISTER).setVersion(version)
+        .setData(Any.pack(Artist.newBuilder().setName("register").setDescription(value).build())).build();
+  }
+
+  private static String value(Resource r) {
+    try {
+      return r.getData().unpack(Artist.class).getDescription();
+    } catch (InvalidProtocolBufferException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private SetpointClient client(int port) {
+    return clients.computeIfAbsent(port, p -> SetpointClient.builder().address("127.0.0.1:" + p)
+        .deadline(Duration.ofSeconds(20)).build());
+  }
+
+  private List<String> peerNames(int port) {
+    return client(port).raftPeers().getPeersList().stream().map(Peer::getName).toList();
+  }
+
+  private String leaderName(int port) {
+    return await().atMost(WAIT).ignoreExceptions().until(
+        () -> client(port).raftPeers().getPeersList().stream().filter(Peer::getLeader).map(Peer::getName).findFirst(),
+        java.util.Optional::isPresent).orElseThrow();
+  }
+
+  private static int indexOf(ClusterArgs cluster, String name) {
+    for (int i = 0; i < 5; i++) {
+      if (cluster.name(i).equals(name)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no member " + name);
+  }
+
+  private void awaitReady(int port) {
+    HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build();
+    await().atMost(WAIT).ignoreExceptions()
+        .until(() -> http.send(request, HttpResponse.BodyHandlers.ofString()).statusCode(), code -> code == 200);
+  }
+
+  private static void awaitProgress(RegisterHistory history, int more) {
+    int target = history.ops().size() + more;
+    await().atMost(WAIT).until(() -> history.ops().size() >= target);
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    try (Stream<Path> files = Files.walk(root)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+}

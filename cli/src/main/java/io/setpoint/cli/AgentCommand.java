@@ -1,17 +1,19 @@
 package io.setpoint.cli;
 
+import io.grpc.Status;
 import io.netty.util.ResourceLeakDetector;
-import io.setpoint.api.tls.TlsFiles;
-import io.setpoint.demo.DemoControllers;
-import io.setpoint.demo.DemoTypes;
 import io.setpoint.api.operator.v1.AddPeerRequest;
+import io.setpoint.api.tls.TlsFiles;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
+import io.setpoint.demo.DemoControllers;
+import io.setpoint.demo.DemoTypes;
 import io.setpoint.server.agent.Agent;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.storage.raft.RaftConfig;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -44,6 +46,9 @@ final class AgentCommand implements Callable<Integer> {
   static final String DEFAULT_BIND = "127.0.0.1";
 
   private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
+  /** How long -join keeps asking a member that cannot be reached or has no leader yet. */
+  private static final Duration JOIN_RETRIES = Duration.ofSeconds(60);
+  private static final Duration JOIN_PAUSE = Duration.ofSeconds(1);
 
   @Spec private CommandSpec spec;
 
@@ -265,15 +270,33 @@ final class AgentCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** Asks the member at {@code -join} to add this one, which has no data. */
+  /**
+   * Asks the member at {@code -join} to add this one, which has no data. While that member cannot
+   * be reached or has no leader (the cluster is starting too), asks again for up to {@link
+   * #JOIN_RETRIES}.
+   */
   private void requestAdd(String name, String raftAddress) {
+    AddPeerRequest request = AddPeerRequest.newBuilder().setName(name).setAddress(raftAddress).setLostItsData(true).build();
+    long deadline = System.nanoTime() + JOIN_RETRIES.toNanos();
     try (SetpointClient client = SetpointClient.builder().address(join).token(joinToken).tls(joinCaFile).build()) {
-      client.async().addRaftPeer(AddPeerRequest.newBuilder().setName(name).setAddress(raftAddress).setLostItsData(true)
-          .build()).join();
-    } catch (CompletionException e) {
-      Throwable cause = e.getCause() == null ? e : e.getCause();
-      throw new IllegalStateException("-join " + join + ": the cluster did not add " + name + ": " + cause.getMessage(), cause);
-    } catch (SetpointException | IllegalArgumentException e) {
+      for (;;) {
+        try {
+          client.async().addRaftPeer(request).join();
+          return;
+        } catch (CompletionException e) {
+          Throwable cause = e.getCause() == null ? e : e.getCause();
+          if (!(cause instanceof SetpointException failure) || failure.code() != Status.Code.UNAVAILABLE
+              || System.nanoTime() > deadline) {
+            throw cause instanceof RuntimeException r ? r : e;
+          }
+          log.info("-join {}: not added yet ({}); asking again", join, failure.getMessage());
+          Thread.sleep(JOIN_PAUSE.toMillis());
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("-join " + join + ": interrupted while asking to add " + name, e);
+    } catch (RuntimeException e) {
       throw new IllegalStateException("-join " + join + ": the cluster did not add " + name + ": " + e.getMessage(), e);
     }
   }

@@ -145,6 +145,67 @@ class MembershipCommandsTest {
     assertThat(finals).as("the register on members %s", serving).containsOnly(finals.get(0));
   }
 
+  /**
+   * Member 1 loses its data directory while member 2 lags (it was down for the last writes), and
+   * the whole cluster restarts: member 1 comes back through {@code -join}, so it cannot vote member
+   * 2, which lacks acknowledged writes, into leading. Member 0 leads within 10 s of the restart,
+   * and every acknowledged write is on all three members afterwards.
+   */
+  @Test
+  @Timeout(value = 240, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aWipedMemberAndALaggingOneElectTheMemberWithEveryWriteAndLoseNothing() throws Exception {
+    ClusterArgs cluster = new ClusterArgs(dir, 3);
+    int[] api = cluster.apiPorts();
+    for (int i = 0; i < 3; i++) {
+      agents.set(i, CliRun.start(cluster.member(i, "-demo-types", "-no-demo-controllers")));
+    }
+    for (int i = 0; i < 3; i++) {
+      awaitReady(api[i]);
+    }
+    List<String> acknowledged = new ArrayList<>();
+    writeArtists(api[0], 0, 20, acknowledged);
+    agents.get(2).interruptAndJoin(); // member 2 lags from here on
+    writeArtists(api[0], 20, 40, acknowledged);
+    for (int i : new int[] {1, 0}) {
+      agents.get(i).interruptAndJoin();
+    }
+    clients.values().forEach(SetpointClient::close);
+    clients.clear();
+    deleteTree(cluster.dataDir(1));
+
+    long restarted = System.nanoTime();
+    agents.set(0, CliRun.start(cluster.member(0, "-demo-types", "-no-demo-controllers")));
+    agents.set(2, CliRun.start(cluster.member(2, "-demo-types", "-no-demo-controllers")));
+    agents.set(1, CliRun.start(cluster.joining(1, api[0], "-demo-types", "-no-demo-controllers")));
+    awaitReady(api[0], Duration.ofSeconds(10));
+    System.out.printf("member 0 ready, a leader known, %d ms after the restart%n", (System.nanoTime() - restarted) / 1_000_000);
+    assertThat(leaderName(api[0])).as("the member holding every write leads").isEqualTo(cluster.name(0));
+    for (int i = 1; i < 3; i++) {
+      awaitReady(api[i]);
+    }
+    assertThat(peerNames(api[1])).containsExactlyInAnyOrder(cluster.name(0), cluster.name(1), cluster.name(2));
+    for (int i = 0; i < 3; i++) {
+      SetpointClient member = client(api[i]);
+      for (String name : acknowledged) {
+        assertThat(member.readConsistent(artistId(name)).getId().getName()).as("on member %d", i).isEqualTo(name);
+      }
+    }
+  }
+
+  /** Writes artists {@code w<from>} up to {@code w<to>} (excluded) one after another, and notes each acknowledged. */
+  private void writeArtists(int port, int from, int to, List<String> acknowledged) {
+    for (int i = from; i < to; i++) {
+      String name = String.format("w%03d", i);
+      client(port).write(Resource.newBuilder().setId(artistId(name))
+          .setData(Any.pack(Artist.newBuilder().setName(name).build())).build());
+      acknowledged.add(name);
+    }
+  }
+
+  private static ID artistId(String name) {
+    return Ids.of(DemoTypes.ARTIST, Tenancies.of("default", "default"), name);
+  }
+
   /** Reads the register strongly and swaps it to a value of its own, through a random serving member. */
   private int runClient(String client, int[] api, List<Integer> serving, RegisterHistory history, AtomicBoolean running) {
     int succeeded = 0;
@@ -213,8 +274,12 @@ class MembershipCommandsTest {
   }
 
   private void awaitReady(int port) {
+    awaitReady(port, WAIT);
+  }
+
+  private void awaitReady(int port, Duration atMost) {
     HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build();
-    await().atMost(WAIT).ignoreExceptions()
+    await().atMost(atMost).ignoreExceptions()
         .until(() -> http.send(request, HttpResponse.BodyHandlers.ofString()).statusCode(), code -> code == 200);
   }
 

@@ -35,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code setpoint snapshot save | inspect | restore}: a backup taken from a follower of a live
  * three-member cluster while writes go on is one consistent revision, and a data directory
- * restored from it starts an agent holding every resource exactly as saved.
+ * restored from it starts an agent holding every resource exactly as saved, which grows to three
+ * members with {@code agent -join}.
  */
 class SnapshotCommandsTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
@@ -76,7 +77,7 @@ class SnapshotCommandsTest {
   }
 
   @Test
-  void aBackupOfALiveClusterRestoresIntoANewAgentWithEveryResourceAsItWas() throws Exception {
+  void aBackupOfALiveClusterRestoresIntoANewAgentWithEveryResourceAsItWasThenGrowsWithJoin() throws Exception {
     ClusterArgs cluster = new ClusterArgs(dir.resolve("cluster"), 3);
     int[] api = cluster.apiPorts();
     for (int i = 0; i < 3; i++) {
@@ -187,6 +188,27 @@ class SnapshotCommandsTest {
       Resource next = copy.write(GardenTypes.plant("moss", "moss", 2));
       assertThat(Long.parseLong(next.getVersion())).as("revisions go on from the snapshot's")
           .isGreaterThan(contents.header().getRevision());
+
+      // Grown to three with -join: each new member is caught up and serves every resource as saved.
+      for (String joiner : List.of("restored-j1", "restored-j2")) {
+        int joinerApi = FreePorts.loopback();
+        agents.add(CliRun.start("agent", "-data-dir", dir.resolve(joiner).toString(), "-node", joiner,
+            "-raft-port", String.valueOf(FreePorts.loopback()), "-port", String.valueOf(joinerApi),
+            "-join", "127.0.0.1:" + apiPort, "-demo-types", "-no-demo-controllers", "-no-acls"));
+        CliRun joining = agents.get(agents.size() - 1);
+        await().atMost(WAIT).failFast("the joining agent ended: " + joining, () -> joining.code() != null)
+            .until(() -> ClusterArgs.serves(joinerApi, GardenTypes.PLANT));
+        try (SetpointClient member = SetpointClient.connect("127.0.0.1:" + joinerApi)) {
+          for (Resource saved : all) {
+            if (served.contains(saved.getId().getType())) {
+              assertThat(member.readConsistent(saved.getId())).as("on %s", joiner).isEqualTo(saved);
+            }
+          }
+          assertThat(member.readConsistent(next.getId())).isEqualTo(next);
+        }
+      }
+      assertThat(copy.raftPeers().getPeersList()).extracting(io.setpoint.api.operator.v1.Peer::getName)
+          .containsExactlyInAnyOrder("restored", "restored-j1", "restored-j2");
     }
   }
 

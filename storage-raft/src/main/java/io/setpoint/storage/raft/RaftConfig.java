@@ -12,7 +12,8 @@ import java.util.Objects;
  * peers are.
  *
  * @param nodeName this member's name, unique in the cluster and stable across restarts
- * @param dataDir where this member keeps its Raft log and snapshots; reused on restart
+ * @param dataDir where this member keeps its Raft log and snapshots; reused on restart (made
+ *     absolute)
  * @param raftPort the port this member's Raft RPC listens on
  * @param peers every member of the cluster, this one included, by node name, as {@code host:port}
  *     (the address other members dial); this member binds its own entry's host. Only read when the
@@ -55,6 +56,9 @@ public record RaftConfig(
       throw new IllegalArgumentException("peers " + peers.keySet() + " do not include this node " + nodeName);
     }
     peers.forEach(RaftConfig::checkAddress);
+    // Absolute, because Ratis names a snapshot it sends a new member by its path relative to the
+    // snapshot directory, and a relative data directory made that path climb out of it.
+    dataDir = dataDir.toAbsolutePath().normalize();
     peers = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(peers));
     if (tls != null && !tls.mutual()) {
       throw new IllegalArgumentException(

@@ -36,8 +36,12 @@ final class ReplicatedStore {
   /** Serialises applying with watch subscription, so a watch misses no event and sees none twice. */
   private final ReentrantLock writer = new ReentrantLock();
   private final AppliedRevision applied = new AppliedRevision();
-  /** The last Raft log index whose entry this store reflects; only the applier changes it. */
-  private volatile long logIndex;
+  /**
+   * The last Raft log index whose entry this store reflects; only the applier changes it. Ratis
+   * numbers entries from 0 (a new cluster's first membership entry, and the snapshot a restored
+   * data directory starts from), so a new store reflects none: -1.
+   */
+  private volatile long logIndex = -1;
   /** Replaced whole when a snapshot is restored; readers use whichever they find. */
   private volatile ResourceIndex index;
   private volatile boolean closed;
@@ -57,7 +61,7 @@ final class ReplicatedStore {
     return applied;
   }
 
-  /** The last Raft log index whose entry this store reflects (0: none). */
+  /** The last Raft log index whose entry this store reflects (-1: none). */
   long logIndex() {
     return logIndex;
   }

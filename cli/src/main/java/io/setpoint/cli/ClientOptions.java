@@ -12,7 +12,8 @@ import picocli.CommandLine.ParameterException;
  */
 final class ClientOptions {
   @Option(names = "-address", paramLabel = "HOST:PORT", defaultValue = "${env:SETPOINT_ADDRESS:-localhost:8500}",
-      description = "The agent's gRPC address; https://HOST:PORT means TLS (default: $SETPOINT_ADDRESS, else localhost:8500).")
+      description = "The agent's gRPC address; https://HOST:PORT means TLS; several, comma-separated, to use whichever"
+          + " member answers (default: $SETPOINT_ADDRESS, else localhost:8500).")
   private String address;
 
   @Option(names = "-token", paramLabel = "TOKEN", defaultValue = "${env:SETPOINT_TOKEN}",

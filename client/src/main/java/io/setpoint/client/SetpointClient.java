@@ -32,6 +32,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -387,9 +388,17 @@ public final class SetpointClient implements AutoCloseable {
     private Builder() {}
 
     /**
-     * The server's {@code host:port} (default {@code localhost:8500}); IPv6 hosts in brackets. A
+     * The agent's {@code host:port} (default {@code localhost:8500}); IPv6 hosts in brackets. A
      * leading {@code https://} means TLS (trusting the JVM's CAs unless {@link #tls(Path)} names
      * one); {@code http://} means plaintext, like no scheme.
+     *
+     * <p>Several agents, comma-separated ({@code n1:8500,n2:8500,n3:8500}, every one with the same
+     * scheme): the client talks to the first it can reach and moves to the next when that one stops
+     * or cannot be reached. Calls that only read ({@code Read}, {@code List}, {@code ListByOwner},
+     * {@code ListTypes}, {@code ListPeers}, {@code ListControllers}, {@code ListReconciles}) are
+     * tried again, up to four times in all, when they fail with {@code UNAVAILABLE}, on one
+     * address or several. Writes are tried again only when they never reached an agent: one that
+     * failed on the way may have been applied.
      */
     public Builder address(String address) {
       this.address = Objects.requireNonNull(address, "address");
@@ -450,27 +459,44 @@ public final class SetpointClient implements AutoCloseable {
      *     cannot be used (the message names it)
      */
     public SetpointClient build() {
-      String hostPort = address;
-      boolean https = false;
-      boolean http = false;
-      if (address.regionMatches(true, 0, "https://", 0, 8)) {
-        hostPort = address.substring(8);
-        https = true;
-      } else if (address.regionMatches(true, 0, "http://", 0, 7)) {
-        hostPort = address.substring(7);
-        http = true;
+      List<HostPort> targets = new ArrayList<>();
+      String scheme = null;
+      for (String one : address.split(",", -1)) {
+        String hostPort = one.strip();
+        String oneScheme = "";
+        if (hostPort.regionMatches(true, 0, "https://", 0, 8)) {
+          hostPort = hostPort.substring(8);
+          oneScheme = "https";
+        } else if (hostPort.regionMatches(true, 0, "http://", 0, 7)) {
+          hostPort = hostPort.substring(7);
+          oneScheme = "http";
+        }
+        if (scheme != null && !scheme.equals(oneScheme)) {
+          throw new IllegalArgumentException("address \"" + address + "\" mixes schemes: give every agent the same one");
+        }
+        scheme = oneScheme;
+        hostPort = hostPort.endsWith("/") ? hostPort.substring(0, hostPort.length() - 1) : hostPort;
+        targets.add(HostPort.parse(hostPort));
       }
-      hostPort = hostPort.endsWith("/") ? hostPort.substring(0, hostPort.length() - 1) : hostPort;
-      HostPort target = HostPort.parse(hostPort);
+      boolean https = scheme.equals("https");
+      boolean http = scheme.equals("http");
       boolean tls = https || trustedCa != null || clientCertificate != null;
       if (http && tls) {
         throw new IllegalArgumentException(
             "address \"" + address + "\" is plaintext (http://) but TLS files were given; use https://");
       }
-      NettyChannelBuilder builder =
-          NettyChannelBuilder.forAddress(target.host(), target.port())
-              // A page of large resources can exceed gRPC's 4 MiB default.
-              .maxInboundMessageSize(256 << 20);
+      NettyChannelBuilder builder;
+      if (targets.size() == 1) {
+        builder = NettyChannelBuilder.forAddress(targets.get(0).host(), targets.get(0).port());
+      } else {
+        AgentAddresses agents = new AgentAddresses(targets);
+        builder = NettyChannelBuilder.forTarget(agents.target()).nameResolverFactory(agents);
+      }
+      builder
+          // A page of large resources can exceed gRPC's 4 MiB default.
+          .maxInboundMessageSize(256 << 20)
+          .defaultServiceConfig(ReadRetries.SERVICE_CONFIG)
+          .enableRetry();
       if (tls) {
         builder.sslContext(ClientTls.context(trustedCa, clientCertificate, clientKey)).useTransportSecurity();
       } else {

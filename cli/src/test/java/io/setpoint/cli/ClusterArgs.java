@@ -1,10 +1,17 @@
 package io.setpoint.cli;
 
+import static org.awaitility.Awaitility.await;
+
 import io.setpoint.api.v1.Type;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import io.setpoint.testkit.FreePorts;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
@@ -88,6 +95,14 @@ final class ClusterArgs {
     } catch (SetpointException e) {
       return false;
     }
+  }
+
+  /** Waits until the agent at {@code port} on loopback answers {@code /readyz} with 200. */
+  static void awaitReady(int port, Duration atMost) {
+    HttpClient http = HttpClient.newHttpClient();
+    HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build();
+    await().atMost(atMost).ignoreExceptions()
+        .until(() -> http.send(request, HttpResponse.BodyHandlers.ofString()).statusCode(), code -> code == 200);
   }
 
   /** Stops, as SIGINT would, every run in {@code runs} still running. */

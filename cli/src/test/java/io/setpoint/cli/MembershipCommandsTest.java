@@ -4,24 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.Any;
-import com.google.protobuf.InvalidProtocolBufferException;
-import io.grpc.Status;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.operator.v1.Peer;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
-import io.setpoint.client.SetpointException;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Artist;
-import io.setpoint.testkit.RegisterHistory;
-import io.setpoint.testkit.RegisterHistory.Result;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,12 +43,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MembershipCommandsTest {
   private static final Duration WAIT = Duration.ofSeconds(90);
-  private static final ID REGISTER = Ids.of(DemoTypes.ARTIST, Tenancies.of("default", "default"), "register");
 
   @TempDir Path dir;
   private final List<CliRun> agents = new ArrayList<>(java.util.Collections.nCopies(5, null));
   private final Map<Integer, SetpointClient> clients = new ConcurrentHashMap<>();
-  private final HttpClient http = HttpClient.newHttpClient();
 
   @AfterEach
   void stopAll() throws InterruptedException {
@@ -75,29 +64,26 @@ class MembershipCommandsTest {
     }
     List<Integer> serving = new CopyOnWriteArrayList<>();
     for (int i = 0; i < 3; i++) {
-      awaitReady(api[i]);
+      ClusterArgs.awaitReady(api[i], WAIT);
       serving.add(i);
     }
-    // The register is created once: a write without a version is an upsert, not a compare-and-swap.
-    RegisterHistory history = new RegisterHistory();
-    long created = System.nanoTime();
-    await().atMost(WAIT).ignoreExceptions().until(() -> client(api[0]).write(register("0:init", "")) != null);
-    history.cas(created, System.nanoTime(), Result.OK, null, "0:init");
+    RegisterLoad load = new RegisterLoad();
+    load.create(client(api[0]));
     AtomicBoolean running = new AtomicBoolean(true);
     try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
-      List<Future<Integer>> load = new ArrayList<>();
+      List<Future<Integer>> work = new ArrayList<>();
       for (int c = 0; c < 3; c++) {
         String client = "c" + c;
-        load.add(pool.submit(() -> runClient(client, api, serving, history, running)));
+        work.add(pool.submit(() -> load.run(client, () -> anyServing(api, serving), running)));
       }
       try {
-        awaitProgress(history, 30);
+        load.awaitProgress(30);
         // Grow to five: each new agent asks member 1 to add it.
         for (int i = 3; i < 5; i++) {
           agents.set(i, CliRun.start(cluster.joining(i, api[1], "-demo-types", "-no-demo-controllers")));
-          awaitReady(api[i]);
+          ClusterArgs.awaitReady(api[i], WAIT);
           serving.add(i);
-          awaitProgress(history, 30);
+          load.awaitProgress(30);
         }
         assertThat(peerNames(api[0])).containsExactlyInAnyOrder(
             cluster.name(0), cluster.name(1), cluster.name(2), cluster.name(3), cluster.name(4));
@@ -113,7 +99,7 @@ class MembershipCommandsTest {
           assertThat(remove.code()).as(remove.toString()).isZero();
           assertThat(remove.out()).contains("removed " + cluster.name(removed)).doesNotContain(cluster.name(removed) + " ");
           agents.get(removed).interruptAndJoin();
-          awaitProgress(history, 30);
+          load.awaitProgress(30);
         }
         assertThat(peerNames(api[4])).containsExactlyInAnyOrderElementsOf(serving.stream().map(cluster::name).toList());
 
@@ -122,25 +108,25 @@ class MembershipCommandsTest {
         serving.remove(Integer.valueOf(wiped));
         agents.get(wiped).interruptAndJoin();
         deleteTree(cluster.dataDir(wiped));
-        awaitProgress(history, 30);
+        load.awaitProgress(30);
         agents.set(wiped, CliRun.start(cluster.joining(wiped, api[4], "-demo-types", "-no-demo-controllers")));
-        awaitReady(api[wiped]);
+        ClusterArgs.awaitReady(api[wiped], WAIT);
         serving.add(wiped);
-        awaitProgress(history, 30);
+        load.awaitProgress(30);
       } finally {
         running.set(false);
       }
       int succeeded = 0;
-      for (Future<Integer> f : load) {
+      for (Future<Integer> f : work) {
         succeeded += f.get(60, TimeUnit.SECONDS);
       }
       assertThat(succeeded).as("swaps that took effect").isGreaterThan(100);
     }
     assertThat(peerNames(api[4])).containsExactlyInAnyOrderElementsOf(serving.stream().map(cluster::name).toList());
-    assertThat(history.isLinearizable()).as("history of %d operations", history.ops().size()).isTrue();
+    assertThat(load.history.isLinearizable()).as("history of %d operations", load.history.ops().size()).isTrue();
     List<String> finals = new ArrayList<>();
     for (int i : serving) {
-      finals.add(value(client(api[i]).readConsistent(REGISTER)));
+      finals.add(RegisterLoad.read(client(api[i])));
     }
     assertThat(finals).as("the register on members %s", serving).containsOnly(finals.get(0));
   }
@@ -160,7 +146,7 @@ class MembershipCommandsTest {
       agents.set(i, CliRun.start(cluster.member(i, "-demo-types", "-no-demo-controllers")));
     }
     for (int i = 0; i < 3; i++) {
-      awaitReady(api[i]);
+      ClusterArgs.awaitReady(api[i], WAIT);
     }
     List<String> acknowledged = new ArrayList<>();
     writeArtists(api[0], 0, 20, acknowledged);
@@ -177,11 +163,11 @@ class MembershipCommandsTest {
     agents.set(0, CliRun.start(cluster.member(0, "-demo-types", "-no-demo-controllers")));
     agents.set(2, CliRun.start(cluster.member(2, "-demo-types", "-no-demo-controllers")));
     agents.set(1, CliRun.start(cluster.joining(1, api[0], "-demo-types", "-no-demo-controllers")));
-    awaitReady(api[0], Duration.ofSeconds(10));
+    ClusterArgs.awaitReady(api[0], Duration.ofSeconds(10));
     System.out.printf("member 0 ready, a leader known, %d ms after the restart%n", (System.nanoTime() - restarted) / 1_000_000);
     assertThat(leaderName(api[0])).as("the member holding every write leads").isEqualTo(cluster.name(0));
     for (int i = 1; i < 3; i++) {
-      awaitReady(api[i]);
+      ClusterArgs.awaitReady(api[i], WAIT);
     }
     assertThat(peerNames(api[1])).containsExactlyInAnyOrder(cluster.name(0), cluster.name(1), cluster.name(2));
     for (int i = 0; i < 3; i++) {
@@ -206,47 +192,10 @@ class MembershipCommandsTest {
     return Ids.of(DemoTypes.ARTIST, Tenancies.of("default", "default"), name);
   }
 
-  /** Reads the register strongly and swaps it to a value of its own, through a random serving member. */
-  private int runClient(String client, int[] api, List<Integer> serving, RegisterHistory history, AtomicBoolean running) {
-    int succeeded = 0;
-    for (int seq = 0; running.get(); seq++) {
-      List<Integer> now = List.copyOf(serving);
-      SetpointClient member = client(api[now.get(ThreadLocalRandom.current().nextInt(now.size()))]);
-      long readCall = System.nanoTime();
-      Resource current;
-      try {
-        current = member.readConsistent(REGISTER);
-        history.read(readCall, System.nanoTime(), value(current));
-      } catch (SetpointException e) {
-        continue; // a failed read has no effect; it is left out
-      }
-      String value = client + "-" + seq;
-      long call = System.nanoTime();
-      try {
-        member.write(register(value, current.getVersion()));
-        history.cas(call, System.nanoTime(), Result.OK, value(current), value);
-        succeeded++;
-      } catch (SetpointException e) {
-        // ABORTED: the version was not the stored one, so nothing was written; anything else may have been.
-        Result result = e.code() == Status.Code.ABORTED ? Result.FAILED : Result.UNKNOWN;
-        history.cas(call, System.nanoTime(), result, value(current), value);
-      }
-    }
-    return succeeded;
-  }
-
-  /** The register holding {@code value}, to write over {@code version} (empty: whatever is stored). */
-  private static Resource register(String value, String version) {
-    return Resource.newBuilder().setId(REGISTER).setVersion(version)
-        .setData(Any.pack(Artist.newBuilder().setName("register").setDescription(value).build())).build();
-  }
-
-  private static String value(Resource r) {
-    try {
-      return r.getData().unpack(Artist.class).getDescription();
-    } catch (InvalidProtocolBufferException e) {
-      throw new AssertionError(e);
-    }
+  /** The client of a random member among those serving. */
+  private SetpointClient anyServing(int[] api, List<Integer> serving) {
+    List<Integer> now = List.copyOf(serving);
+    return client(api[now.get(ThreadLocalRandom.current().nextInt(now.size()))]);
   }
 
   private SetpointClient client(int port) {
@@ -271,21 +220,6 @@ class MembershipCommandsTest {
       }
     }
     throw new AssertionError("no member " + name);
-  }
-
-  private void awaitReady(int port) {
-    awaitReady(port, WAIT);
-  }
-
-  private void awaitReady(int port, Duration atMost) {
-    HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build();
-    await().atMost(atMost).ignoreExceptions()
-        .until(() -> http.send(request, HttpResponse.BodyHandlers.ofString()).statusCode(), code -> code == 200);
-  }
-
-  private static void awaitProgress(RegisterHistory history, int more) {
-    int target = history.ops().size() + more;
-    await().atMost(WAIT).until(() -> history.ops().size() >= target);
   }
 
   private static void deleteTree(Path root) throws IOException {

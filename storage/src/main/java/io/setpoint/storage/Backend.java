@@ -151,6 +151,12 @@ public interface Backend extends AutoCloseable {
     return Health.OK;
   }
 
+  /**
+   * Ends every open watch with {@code WATCH_CLOSED} and {@code reason}, so that its client watches
+   * again (elsewhere, when the agent is stopping); reads, writes and new watches go on.
+   */
+  void closeWatches(String reason);
+
   /** Closes every watch and releases resources. */
   @Override
   void close();

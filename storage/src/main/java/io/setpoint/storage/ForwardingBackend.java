@@ -67,6 +67,11 @@ public class ForwardingBackend implements Backend {
   }
 
   @Override
+  public void closeWatches(String reason) {
+    delegate.closeWatches(reason);
+  }
+
+  @Override
   public void close() {
     delegate.close();
   }

@@ -98,6 +98,8 @@ public final class Agent implements AutoCloseable {
   /** How long stopping waits for the server's port to close. */
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration PORT_POLL = Duration.ofMillis(2);
+  /** How long a stopping leader waits for another member to take over. */
+  private static final Duration HANDOVER_TIMEOUT = Duration.ofSeconds(3);
 
   private final Server server;
   private final io.grpc.Server inProcess;
@@ -162,7 +164,12 @@ public final class Agent implements AutoCloseable {
     stopped.await();
   }
 
-  /** Ends open watches, stops serving, and closes the store. Idempotent. */
+  /**
+   * Stops gracefully, then closes the store. Idempotent. A member that leads hands leadership to
+   * another first; the server then takes no new requests (its clients move to another agent),
+   * open watches end so their clients watch elsewhere, and the requests in progress finish (for up
+   * to five seconds) before the store closes.
+   */
   @Override
   public void close() {
     if (stopped.getCount() == 0) {
@@ -175,12 +182,32 @@ public final class Agent implements AutoCloseable {
       manager.close();
       access.close();
       runtimeTypes.close();
+      handOverLeadership();
+      CompletableFuture<Void> stopping = server.stop();
+      backend.closeWatches("this agent is stopping: watch again, on another member");
+      awaitPortsClosed(stopping);
       backend.close();
-      awaitPortsClosed(server.stop());
       local.close();
       inProcess.shutdownNow();
       log.info("Setpoint agent stopped");
       stopped.countDown();
+    }
+  }
+
+  /**
+   * When this member leads a cluster with another member in reach, moves leadership there, so the
+   * writes of the other members pause for a transfer rather than an election timeout.
+   */
+  private void handOverLeadership() {
+    if (!(backend instanceof Replication replication) || !replication.isLeader()) {
+      return;
+    }
+    try {
+      if (replication.members().stream().anyMatch(m -> !m.leader() && !m.unreachable() && m.lastContact().isPresent())) {
+        log.info("handing leadership over before stopping: {} leads now", replication.transferLeadership("", HANDOVER_TIMEOUT));
+      }
+    } catch (RuntimeException e) {
+      log.warn("could not hand leadership over before stopping ({}); the others elect a leader", e.getMessage());
     }
   }
 

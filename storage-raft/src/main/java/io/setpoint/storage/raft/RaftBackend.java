@@ -510,6 +510,11 @@ public final class RaftBackend implements Backend, Replication {
     return store.index().snapshotNow();
   }
 
+  @Override
+  public void closeWatches(String reason) {
+    store.closeWatches(reason);
+  }
+
   /** Closes every watch, leaves the cluster (the data directory stays) and releases the port. */
   @Override
   public void close() {

@@ -159,6 +159,16 @@ final class ReplicatedStore {
   }
 
   /** Closes every watch; later watches fail with {@code UNAVAILABLE}. */
+  /** Ends every open watch with {@code reason}; the store goes on. */
+  void closeWatches(String reason) {
+    writer.lock();
+    try {
+      hub.closeAll(reason);
+    } finally {
+      writer.unlock();
+    }
+  }
+
   void close() {
     writer.lock();
     try {

@@ -95,6 +95,11 @@ final class IsolatedView implements Backend {
   }
 
   @Override
+  public void closeWatches(String reason) {
+    List.copyOf(watches).forEach(WatchCursor::close);
+  }
+
+  @Override
   public void close() {
     List.copyOf(watches).forEach(WatchCursor::close);
   }

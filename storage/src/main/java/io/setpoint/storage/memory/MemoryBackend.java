@@ -104,6 +104,16 @@ public final class MemoryBackend implements Backend {
   }
 
   @Override
+  public void closeWatches(String reason) {
+    writer.lock();
+    try {
+      hub.closeAll(reason);
+    } finally {
+      writer.unlock();
+    }
+  }
+
+  @Override
   public void close() {
     writer.lock();
     try {

@@ -100,6 +100,8 @@ public final class Agent implements AutoCloseable {
   private static final Duration PORT_POLL = Duration.ofMillis(2);
   /** How long a stopping leader waits for another member to take over. */
   private static final Duration HANDOVER_TIMEOUT = Duration.ofSeconds(3);
+  /** How long a stopping server waits for requests to stop coming before it closes its connections. */
+  private static final Duration STOP_QUIET_PERIOD = Duration.ofMillis(100);
 
   private final Server server;
   private final io.grpc.Server inProcess;
@@ -109,6 +111,8 @@ public final class Agent implements AutoCloseable {
   private final SetpointClient local;
   private final AccessControl access;
   private final RuntimeTypes runtimeTypes;
+  /** Set when {@link #close()} begins: the server then sends its clients away. */
+  private final AtomicBoolean stopping;
   private final CountDownLatch stopped = new CountDownLatch(1);
 
   private Agent(
@@ -119,7 +123,8 @@ public final class Agent implements AutoCloseable {
       Manager manager,
       SetpointClient local,
       AccessControl access,
-      RuntimeTypes runtimeTypes) {
+      RuntimeTypes runtimeTypes,
+      AtomicBoolean stopping) {
     this.server = server;
     this.inProcess = inProcess;
     this.backend = backend;
@@ -128,6 +133,7 @@ public final class Agent implements AutoCloseable {
     this.local = local;
     this.access = access;
     this.runtimeTypes = runtimeTypes;
+    this.stopping = stopping;
   }
 
   /** Starts configuring an agent. */
@@ -166,9 +172,10 @@ public final class Agent implements AutoCloseable {
 
   /**
    * Stops gracefully, then closes the store. Idempotent. A member that leads hands leadership to
-   * another first; the server then takes no new requests (its clients move to another agent),
-   * open watches end so their clients watch elsewhere, and the requests in progress finish (for up
-   * to five seconds) before the store closes.
+   * another first; the server then closes its port and tells each client connection to go away
+   * once its requests are answered (its clients move to another agent), open watches end so their
+   * clients watch elsewhere, and the requests in progress finish (for up to five seconds) before
+   * the store closes.
    */
   @Override
   public void close() {
@@ -183,9 +190,10 @@ public final class Agent implements AutoCloseable {
       access.close();
       runtimeTypes.close();
       handOverLeadership();
-      CompletableFuture<Void> stopping = server.stop();
+      stopping.set(true);
+      CompletableFuture<Void> serverStopped = server.stop();
       backend.closeWatches("this agent is stopping: watch again, on another member");
-      awaitPortsClosed(stopping);
+      awaitPortsClosed(serverStopped);
       backend.close();
       local.close();
       inProcess.shutdownNow();
@@ -556,6 +564,16 @@ public final class Agent implements AutoCloseable {
       }
       ConnectionLimiter limiter = new ConnectionLimiter(connectionLimits, meters, ticker);
       ServerBuilder serverBuilder = Server.builder();
+      AtomicBoolean stopping = new AtomicBoolean();
+      // While the agent stops, each connection a request arrives on is told to go away (GOAWAY)
+      // once its requests are answered, so clients of several agents move to another while what
+      // they sent here is still served.
+      serverBuilder.decorator((delegate, ctx, req) -> {
+        if (stopping.get()) {
+          ctx.initiateConnectionShutdown();
+        }
+        return delegate.serve(ctx, req);
+      });
       AgentMeters.requests(serverBuilder, meters);
       if (maxWatchesPerClient > 0) {
         serverBuilder.decorator(new WatchLimiter(maxWatchesPerClient, meters, access::tokenKey));
@@ -584,7 +602,9 @@ public final class Agent implements AutoCloseable {
                   // Ahead of everything: a connection past the limits is reset before anything reads it.
                   .addFirst(limiter))
               .idleTimeout(idleTimeout)
-              .gracefulShutdownTimeout(Duration.ZERO, Duration.ofSeconds(5))
+              // A quiet period of zero turns graceful shutdown off: the requests in progress were
+              // aborted, writes among them. A short one lets them finish (up to the timeout).
+              .gracefulShutdownTimeout(STOP_QUIET_PERIOD, Duration.ofSeconds(5))
               // A client closing its watch resets the stream, which Armeria's reporter would log every
               // 10 s as an unlogged exception with a stack trace; the services log their own failures.
               .unloggedExceptionsReportInterval(Duration.ZERO)
@@ -627,7 +647,7 @@ public final class Agent implements AutoCloseable {
         plugin.controllers(manager);
         log.info("plugin {} loaded", plugin.name());
       }
-      Agent agent = new Agent(server, inProcess, store, registry, manager, local, access, runtimeTypes);
+      Agent agent = new Agent(server, inProcess, store, registry, manager, local, access, runtimeTypes, stopping);
       log.info("Setpoint agent listening on {}:{} (gRPC, HTTP/JSON under /api){}", host, agent.port(),
           tlsMaterial == null ? "" : tls.mutual() ? " over mutual TLS" : " over TLS");
       log.info("At most {} client connections, {} per client address; idle ones close after {} ms",

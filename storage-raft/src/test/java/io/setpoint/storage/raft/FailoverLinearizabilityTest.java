@@ -1,19 +1,11 @@
 package io.setpoint.storage.raft;
 
-import static io.setpoint.storage.conformance.Fixtures.changed;
 import static io.setpoint.storage.conformance.Fixtures.id;
-import static io.setpoint.storage.conformance.Fixtures.resource;
-import static io.setpoint.storage.conformance.Fixtures.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.setpoint.api.v1.ID;
-import io.setpoint.api.v1.Resource;
-import io.setpoint.storage.Consistency;
-import io.setpoint.storage.StorageException;
-import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.testkit.RegisterHistory;
-import io.setpoint.testkit.RegisterHistory.Result;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -42,7 +34,8 @@ class FailoverLinearizabilityTest {
         List<Future<Integer>> done = new ArrayList<>();
         for (int c = 0; c < clients; c++) {
           String client = "c" + c;
-          done.add(pool.submit(() -> runClient(client, cluster, names, history, running)));
+          done.add(pool.submit(() -> RegisterClient.run(client, REGISTER,
+              () -> cluster.member(names.get(ThreadLocalRandom.current().nextInt(names.size()))), history, running)));
         }
         for (int failover = 0; failover < 2; failover++) {
           awaitProgress(history, 40);
@@ -70,48 +63,5 @@ class FailoverLinearizabilityTest {
     org.awaitility.Awaitility.await()
         .atMost(java.time.Duration.ofSeconds(30))
         .until(() -> history.ops().size() >= target);
-  }
-
-  /** Reads the register strongly and swaps it to a value of its own, on a random running member. */
-  private static int runClient(
-      String client, TestCluster cluster, List<String> names, RegisterHistory history, AtomicBoolean running) {
-    int succeeded = 0;
-    for (int seq = 0; running.get(); seq++) {
-      RaftBackend member = cluster.member(names.get(ThreadLocalRandom.current().nextInt(names.size())));
-      if (member == null) {
-        continue; // stopped right now
-      }
-      long readCall = System.nanoTime();
-      Resource current;
-      try {
-        current = member.read(Consistency.STRONG, REGISTER);
-      } catch (StorageException e) {
-        if (e.reason() == Reason.NOT_FOUND) {
-          history.read(readCall, System.nanoTime(), null);
-          current = null;
-        } else {
-          continue; // a failed read has no effect; it is left out
-        }
-      }
-      String expected = current == null ? null : text(current);
-      if (current != null) {
-        history.read(readCall, System.nanoTime(), expected);
-      }
-      String value = client + "-" + seq;
-      Resource next = current == null
-          ? resource(REGISTER).toBuilder().setData(io.setpoint.storage.conformance.Fixtures.data(value)).build()
-          : changed(current, value);
-      long call = System.nanoTime();
-      try {
-        member.writeCas(next);
-        history.cas(call, System.nanoTime(), Result.OK, expected, value);
-        succeeded++;
-      } catch (StorageException e) {
-        Result result =
-            e.reason() == Reason.CAS_FAILURE || e.reason() == Reason.WRONG_UID ? Result.FAILED : Result.UNKNOWN;
-        history.cas(call, System.nanoTime(), result, expected, value);
-      }
-    }
-    return succeeded;
   }
 }

@@ -1,23 +1,18 @@
 package io.setpoint.storage.raft;
 
-import static io.setpoint.storage.conformance.Fixtures.changed;
 import static io.setpoint.storage.conformance.Fixtures.id;
-import static io.setpoint.storage.conformance.Fixtures.resource;
 import static io.setpoint.storage.conformance.Fixtures.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.setpoint.api.v1.ID;
-import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.Replication.Member;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.conformance.Fixtures;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.testkit.RegisterHistory;
-import io.setpoint.testkit.RegisterHistory.Result;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,7 +46,10 @@ class MembershipTest {
         List<Future<Integer>> clients = new ArrayList<>();
         for (int c = 0; c < 4; c++) {
           String client = "c" + c;
-          clients.add(pool.submit(() -> runClient(client, cluster, serving, history, running)));
+          clients.add(pool.submit(() -> RegisterClient.run(client, REGISTER, () -> {
+            List<String> now = List.copyOf(serving);
+            return cluster.member(now.get(ThreadLocalRandom.current().nextInt(now.size())));
+          }, history, running)));
         }
         try {
           awaitProgress(history, 40);
@@ -119,49 +117,5 @@ class MembershipTest {
   private static void awaitProgress(RegisterHistory history, int more) {
     int target = history.ops().size() + more;
     await().atMost(Duration.ofSeconds(30)).until(() -> history.ops().size() >= target);
-  }
-
-  /** Reads the register strongly and swaps it to a value of its own, on a random serving member. */
-  private static int runClient(
-      String client, TestCluster cluster, List<String> serving, RegisterHistory history, AtomicBoolean running) {
-    int succeeded = 0;
-    for (int seq = 0; running.get(); seq++) {
-      List<String> now = List.copyOf(serving);
-      RaftBackend member = cluster.member(now.get(ThreadLocalRandom.current().nextInt(now.size())));
-      if (member == null) {
-        continue; // stopped right now
-      }
-      long readCall = System.nanoTime();
-      Resource current;
-      try {
-        current = member.read(Consistency.STRONG, REGISTER);
-      } catch (StorageException e) {
-        if (e.reason() == Reason.NOT_FOUND) {
-          history.read(readCall, System.nanoTime(), null);
-          current = null;
-        } else {
-          continue; // a failed read has no effect; it is left out
-        }
-      }
-      String expected = current == null ? null : text(current);
-      if (current != null) {
-        history.read(readCall, System.nanoTime(), expected);
-      }
-      String value = client + "-" + seq;
-      Resource next = current == null
-          ? resource(REGISTER).toBuilder().setData(Fixtures.data(value)).build()
-          : changed(current, value);
-      long call = System.nanoTime();
-      try {
-        member.writeCas(next);
-        history.cas(call, System.nanoTime(), Result.OK, expected, value);
-        succeeded++;
-      } catch (StorageException e) {
-        Result result =
-            e.reason() == Reason.CAS_FAILURE || e.reason() == Reason.WRONG_UID ? Result.FAILED : Result.UNKNOWN;
-        history.cas(call, System.nanoTime(), result, expected, value);
-      }
-    }
-    return succeeded;
   }
 }

@@ -80,16 +80,19 @@ final class Bench {
   }
 
   /**
-   * Live heap bytes: collected until a collection frees less than 1 MiB more. Garbage that other
-   * threads release late (an earlier agent's buffers, say) made single readings drift by tens of
-   * MiB, more than a small store weighs.
+   * Live heap bytes: collected until three collections in a row free less than 256 KiB more.
+   * Garbage that other threads release late (an earlier agent's buffers, say) made single
+   * readings drift by tens of MiB, and one quiet collection by a few, more than a small store
+   * weighs.
    */
   static long liveHeap() throws InterruptedException {
     long previous = Long.MAX_VALUE;
-    for (int i = 0; i < 20; i++) {
+    int quiet = 0;
+    for (int i = 0; i < 40; i++) {
       System.gc();
       long used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-      if (previous - used < (1 << 20) && i >= 2) {
+      quiet = previous - used < (256 << 10) ? quiet + 1 : 0;
+      if (quiet >= 3) {
         return used;
       }
       previous = used;

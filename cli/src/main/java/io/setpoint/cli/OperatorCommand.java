@@ -62,6 +62,15 @@ final class OperatorCommand {
     table.print(out);
   }
 
+  /** What a membership change did, then the members afterwards; the command's exit code. */
+  private static int printChange(CommandSpec spec, String done, List<Peer> peers) {
+    PrintWriter out = spec.commandLine().getOut();
+    out.println(done);
+    printPeers(out, peers);
+    out.flush();
+    return 0;
+  }
+
   /** {@code setpoint operator raft add-peer}: adds a member that waits to be added. */
   @Command(name = "add-peer", description = "Adds a Raft member and waits until the cluster committed it, the leader having"
       + " caught it up (needs operator:write). The member must be running and waiting to be added, as 'setpoint agent"
@@ -84,11 +93,7 @@ final class OperatorCommand {
       try (SetpointClient c = client.connect(spec.commandLine())) {
         peers = c.addRaftPeer(node, raftAddress);
       }
-      PrintWriter out = spec.commandLine().getOut();
-      out.println("added " + node);
-      printPeers(out, peers);
-      out.flush();
-      return 0;
+      return printChange(spec, "added " + node, peers);
     }
   }
 
@@ -108,11 +113,7 @@ final class OperatorCommand {
       try (SetpointClient c = client.connect(spec.commandLine())) {
         peers = c.removeRaftPeer(node);
       }
-      PrintWriter out = spec.commandLine().getOut();
-      out.println("removed " + node);
-      printPeers(out, peers);
-      out.flush();
-      return 0;
+      return printChange(spec, "removed " + node, peers);
     }
   }
 

@@ -1,8 +1,6 @@
 package io.setpoint.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import com.google.protobuf.Any;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Tenancies;
@@ -12,10 +10,6 @@ import io.setpoint.client.SetpointClient;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.testkit.FreePorts;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,11 +48,8 @@ class MultiAddressClientTest {
     for (int i = 0; i < 3; i++) {
       agents.add(CliRun.start(cluster.member(i, "-demo-types", "-no-demo-controllers")));
     }
-    HttpClient http = HttpClient.newHttpClient();
     for (int port : api) {
-      HttpRequest ready = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build();
-      await().atMost(WAIT).ignoreExceptions()
-          .until(() -> http.send(ready, HttpResponse.BodyHandlers.ofString()).statusCode(), code -> code == 200);
+      ClusterArgs.awaitReady(port, WAIT);
     }
     // Nothing listens on the first address.
     String addresses = "127.0.0.1:" + FreePorts.loopback() + ",127.0.0.1:" + api[0] + ",127.0.0.1:" + api[1] + ",127.0.0.1:" + api[2];

@@ -28,6 +28,7 @@ import io.setpoint.storage.Backend;
 import io.setpoint.storage.BackupFile;
 import io.setpoint.storage.Replication;
 import io.setpoint.storage.StoreSnapshot;
+import io.setpoint.storage.raft.RaftConfig;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -153,14 +154,7 @@ public final class OperatorGrpcService extends OperatorServiceGrpc.OperatorServi
   }
 
   private static void checkAddress(String address) {
-    int colon = address.lastIndexOf(':');
-    int port = -1;
-    try {
-      port = colon < 1 ? -1 : Integer.parseInt(address.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    if (port < 1 || port > 65_535 || address.substring(0, Math.max(0, colon)).isBlank()) {
+    if (!RaftConfig.isPeerAddress(address)) {
       throw ValidationException.of("address", "host-port",
           "address must be the member's Raft address HOST:PORT with a port within 1..65535, was \""
               + Errors.bounded(address) + "\"");

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
@@ -193,9 +194,18 @@ final class Membership {
 
   /** Waits until this member's own configuration shows the change (a follower hears of it on the next append). */
   private void awaitHere(Predicate<RaftConfiguration> changed, String what, long deadline) {
-    while (!changed.test(conf())) {
+    awaitHeard(() -> changed.test(conf()), deadline, what + " was committed, but this member has not heard of it yet");
+  }
+
+  /**
+   * Waits until {@code heard} holds, as it will once this member hears from the leader what the
+   * cluster decided; fails with {@code UNAVAILABLE} and {@code failure} at {@code deadline}
+   * ({@link System#nanoTime()}).
+   */
+  static void awaitHeard(BooleanSupplier heard, long deadline, String failure) {
+    while (!heard.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
-        throw new StorageException(Reason.UNAVAILABLE, what + " was committed, but this member has not heard of it yet");
+        throw new StorageException(Reason.UNAVAILABLE, failure);
       }
       LockSupport.parkNanos(POLL.toNanos());
     }

@@ -44,7 +44,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.ratis.client.RaftClient;
@@ -100,8 +99,6 @@ public final class RaftBackend implements Backend, Replication {
   private static final Duration RETRY_PAUSE_MAX = Duration.ofMillis(250);
 
   private static final Logger log = LoggerFactory.getLogger(RaftBackend.class);
-  /** How often a leadership transfer checks whether this member has heard of the new leader. */
-  private static final Duration POLL = Duration.ofMillis(10);
   /** How often the Raft division is checked and, after its log failed, the data directory probed. */
   private static final Duration HEALTH_EVERY = Duration.ofSeconds(1);
 
@@ -454,13 +451,9 @@ public final class RaftBackend implements Backend, Replication {
     }
     checkReply(reply, "leadership transfer to " + target);
     // The old leader has stepped down for the target; wait until this member has heard of it.
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!leader().equals(Optional.of(target))) {
-      if (System.nanoTime() > deadline) {
-        throw new StorageException(Reason.UNAVAILABLE, "leadership did not reach " + target + " within " + timeout);
-      }
-      LockSupport.parkNanos(POLL.toNanos());
-    }
+    String leading = target;
+    Membership.awaitHeard(() -> leader().equals(Optional.of(leading)), System.nanoTime() + timeout.toNanos(),
+        "leadership did not reach " + target + " within " + timeout);
     return target;
   }
 

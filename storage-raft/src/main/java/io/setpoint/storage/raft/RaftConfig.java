@@ -115,17 +115,25 @@ public record RaftConfig(
   }
 
   private static void checkAddress(String name, String address) {
-    int colon = address == null ? -1 : address.lastIndexOf(':');
-    if (name.isBlank() || colon < 1) {
+    if (name.isBlank() || address == null || address.lastIndexOf(':') < 1) {
       throw new IllegalArgumentException("peer " + name + " has no host:port address: " + address);
+    }
+    if (!isPeerAddress(address)) {
+      throw new IllegalArgumentException("peer " + name + " has no valid port: " + address);
+    }
+  }
+
+  /** Whether {@code address} is a Raft address other members can dial: {@code host:port}, the port within 1..65535. */
+  public static boolean isPeerAddress(String address) {
+    int colon = address == null ? -1 : address.lastIndexOf(':');
+    if (colon < 1 || address.substring(0, colon).isBlank()) {
+      return false;
     }
     try {
       int port = Integer.parseInt(address.substring(colon + 1));
-      if (port < 1 || port > 65_535) {
-        throw new NumberFormatException();
-      }
+      return port >= 1 && port <= 65_535;
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("peer " + name + " has no valid port: " + address);
+      return false;
     }
   }
 }

@@ -46,10 +46,13 @@ import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.api.v1.WatchListRequest;
 import io.setpoint.api.v1.WriteRequest;
 import io.setpoint.api.v1.WriteStatusRequest;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 
 /**
@@ -110,11 +113,23 @@ public final class AsyncSetpointClient {
     return write(WriteRequest.newBuilder().setResource(resource).setCreateOnly(true).build());
   }
 
+  /**
+   * Each write carries a new request id, so that the channel may send it again when its agent
+   * fails it with {@code UNAVAILABLE} ({@link CallRetries}): the store applies it at most once.
+   */
   private CompletableFuture<Resource> write(WriteRequest request) {
+    WriteRequest.Builder sent = request.toBuilder().setRequestId(newRequestId());
     if (fenced()) {
-      request = request.toBuilder().setFence(fence).build();
+      sent.setFence(fence);
     }
-    return rpc.unary(ResourceServiceGrpc.getWriteMethod(), request, response -> stored(response.getResource()));
+    return rpc.unary(ResourceServiceGrpc.getWriteMethod(), sent.build(), response -> stored(response.getResource()));
+  }
+
+  /** 128 random bits in base64url: 22 characters. Unique, not secret. */
+  private static String newRequestId() {
+    ByteBuffer bits = ByteBuffer.allocate(16);
+    bits.putLong(ThreadLocalRandom.current().nextLong()).putLong(ThreadLocalRandom.current().nextLong());
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(bits.array());
   }
 
   /** Replaces one status entry; see {@link SetpointClient#writeStatus(ID, String, Status)}. */

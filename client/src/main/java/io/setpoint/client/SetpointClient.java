@@ -495,7 +495,7 @@ public final class SetpointClient implements AutoCloseable {
       builder
           // A page of large resources can exceed gRPC's 4 MiB default.
           .maxInboundMessageSize(256 << 20)
-          .defaultServiceConfig(ReadRetries.SERVICE_CONFIG)
+          .defaultServiceConfig(CallRetries.SERVICE_CONFIG)
           .enableRetry();
       if (tls) {
         builder.sslContext(ClientTls.context(trustedCa, clientCertificate, clientKey)).useTransportSecurity();

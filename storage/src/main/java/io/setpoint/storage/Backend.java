@@ -7,6 +7,7 @@ import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * Where resources live. Every mutation is a compare-and-swap, applied in one global order: the
@@ -63,11 +64,47 @@ public interface Backend extends AutoCloseable {
 
   /** {@link #writeCasAsync(Resource)} with a {@link #writeCas(Resource, Fence) fence}. */
   default CompletableFuture<Resource> writeCasAsync(Resource resource, Fence fence) {
+    return inCallersThread(() -> writeCas(resource, fence));
+  }
+
+  /**
+   * {@link #writeCasAsync(Resource, Fence)}, applied at most once for {@code requestId}: when this
+   * store remembers a write of the same resource name that carried it, nothing is written and the
+   * future completes with what that write stored. So a client that lost the answer to a write (its
+   * agent stopped, leadership moved) can send it again. The empty id asks for nothing of the kind.
+   *
+   * <p>The default runs {@link #writeCas(Resource, Fence, String)} in the caller's thread, as
+   * {@link #writeCasAsync(Resource, Fence)} does.
+   */
+  default CompletableFuture<Resource> writeCasAsync(Resource resource, Fence fence, String requestId) {
+    return requestId.isEmpty()
+        ? writeCasAsync(resource, fence)
+        : inCallersThread(() -> writeCas(resource, fence, requestId));
+  }
+
+  private static CompletableFuture<Resource> inCallersThread(Supplier<Resource> write) {
     try {
-      return CompletableFuture.completedFuture(writeCas(resource, fence));
+      return CompletableFuture.completedFuture(write.get());
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+  }
+
+  /**
+   * {@link #writeCasAsync(Resource, Fence, String)}, waiting in the caller's thread. The default
+   * ignores the id, which suits a backend whose writes are never left in doubt.
+   */
+  default Resource writeCas(Resource resource, Fence fence, String requestId) {
+    return writeCas(resource, fence);
+  }
+
+  /**
+   * What the write of the resource named by {@code id} that carried {@code requestId} stored, if
+   * this store applied it and still remembers it; otherwise null. Once a caller has read a change
+   * from this store, the request of the write that made it is found here too.
+   */
+  default Resource findRequest(ID id, String requestId) {
+    return null;
   }
 
   /**

@@ -12,7 +12,9 @@ import java.util.List;
  * change (a view that adds something to every write, a test that injects a race). The
  * asynchronous write is not forwarded: it runs {@link #writeCas(Resource, Fence)} of this backend,
  * so an override of that sees every write; a decorator of a backend whose writes wait overrides it
- * too, to keep them off the caller's thread.
+ * too, to keep them off the caller's thread. Writes with a request id run {@link
+ * #writeCas(Resource, Fence)} as well, without the id, unless a decorator overrides {@link
+ * #writeCas(Resource, Fence, String)} to pass it on.
  */
 public class ForwardingBackend implements Backend {
   private final Backend delegate;
@@ -49,6 +51,11 @@ public class ForwardingBackend implements Backend {
   @Override
   public WatchCursor watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
     return delegate.watch(type, tenancy, namePrefix, sinceRevision);
+  }
+
+  @Override
+  public Resource findRequest(ID id, String requestId) {
+    return delegate.findRequest(id, requestId);
   }
 
   @Override

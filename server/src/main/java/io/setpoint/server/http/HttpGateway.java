@@ -195,7 +195,8 @@ public final class HttpGateway implements HttpService {
         Preconditions pre = Preconditions.ofPut(req.headers());
         WriteRequest.Builder write = WriteRequest.newBuilder()
             .setResource(resource(reg, name, Query.of(ctx.queryParams(), WRITE), pre, req))
-            .setCreateOnly(pre.createOnly());
+            .setCreateOnly(pre.createOnly())
+            .setRequestId(pre.requestId());
         if (pre.fenced()) {
           write.setFence(pre.fence());
         }

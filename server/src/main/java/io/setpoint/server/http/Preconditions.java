@@ -4,6 +4,7 @@ import com.linecorp.armeria.common.HttpHeaders;
 import io.setpoint.api.Echo;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.resource.ValidationException;
+import io.setpoint.server.service.Rules;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -13,22 +14,31 @@ import java.util.regex.Pattern;
  * compare-and-swap against that stored version. Any other value is refused, naming the header,
  * rather than ignored: a client that meant a condition must not get an unconditional write. {@code
  * Setpoint-Fence: LEASE/HOLDER/EPOCH} applies a write only while that leader-election lease is
- * held (the {@code fence} of the resource service's requests).
+ * held (the {@code fence} of the resource service's requests). {@code Idempotency-Key: ID} on a PUT
+ * of a resource makes sending it again safe (the {@code request_id} of a write).
  *
  * @param createOnly {@code If-None-Match: *} was given
  * @param version the version of {@code If-Match}, or empty
  * @param fence the fence of {@code Setpoint-Fence}, or the empty fence
+ * @param requestId the value of {@code Idempotency-Key}, or empty
  */
-record Preconditions(boolean createOnly, String version, Fence fence) {
+record Preconditions(boolean createOnly, String version, Fence fence, String requestId) {
   static final String IF_MATCH = "If-Match";
   static final String IF_NONE_MATCH = "If-None-Match";
   static final String FENCE = "Setpoint-Fence";
+  static final String IDEMPOTENCY_KEY = "Idempotency-Key";
   /** A store revision, as the resource service checks a {@code version}. */
   private static final Pattern VERSION = Pattern.compile("[1-9][0-9]{0,18}");
 
   /** The preconditions of a PUT of a resource, which takes both headers. */
   static Preconditions ofPut(HttpHeaders headers) {
-    return new Preconditions(createOnly(headers), version(headers), fence(headers));
+    String requestId = single(headers, IDEMPOTENCY_KEY);
+    if (requestId != null && !Rules.REQUEST_ID.matcher(requestId).matches()) {
+      throw ValidationException.of(IDEMPOTENCY_KEY, "request-id",
+          Echo.quote(requestId) + " must be at most 128 of [A-Za-z0-9._~:-]");
+    }
+    return new Preconditions(
+        createOnly(headers), version(headers), fence(headers), requestId == null ? "" : requestId);
   }
 
   /**
@@ -40,7 +50,7 @@ record Preconditions(boolean createOnly, String version, Fence fence) {
       throw ValidationException.of(IF_NONE_MATCH, "create-only",
           "is taken only by a PUT of a resource (to create it), not by " + route);
     }
-    return new Preconditions(false, version(headers), fence(headers));
+    return new Preconditions(false, version(headers), fence(headers), "");
   }
 
   /**

@@ -32,6 +32,16 @@ final class FencedBackend extends ForwardingBackend {
   }
 
   @Override
+  public Resource writeCas(Resource resource, Fence ignored, String requestId) {
+    return store.writeCas(resource, fence, requestId);
+  }
+
+  @Override
+  public CompletableFuture<Resource> writeCasAsync(Resource resource, Fence ignored, String requestId) {
+    return store.writeCasAsync(resource, fence, requestId);
+  }
+
+  @Override
   public Resource deleteCas(ID id, String version, Fence ignored) {
     return store.deleteCas(id, version, fence);
   }

@@ -166,6 +166,15 @@ final class RequestValidator {
     matches(v, "uid", uid, Rules.ULID, "ulid", "a ULID (26 characters of Crockford base32)");
   }
 
+  /** Checks a write's optional request id. */
+  static void requestId(String field, String requestId) {
+    if (!requestId.isEmpty()) {
+      Violations v = Violations.at("");
+      matches(v, field, requestId, Rules.REQUEST_ID, "request-id", "at most 128 of [A-Za-z0-9._~:-]");
+      v.throwIfAny();
+    }
+  }
+
   static void version(Violations v, String field, String version) {
     if (!version.isEmpty()) {
       matches(v, field, version, Rules.VERSION, "version", "a store revision (a positive decimal number)");

@@ -164,7 +164,9 @@ public final class ResourceHandler {
     Resource input;
     Resource existing;
     boolean createOnly = req.getCreateOnly();
+    String requestId = req.getRequestId();
     try {
+      RequestValidator.requestId("request_id", requestId);
       input = admit(authz, req.hasResource(), req.getResource());
       if (createOnly) {
         checkCreateOnly(input);
@@ -172,13 +174,39 @@ public final class ResourceHandler {
       existing = readForWrite(input.getId(), Consistency.EVENTUAL);
       if (existing == null && input.hasOwner()) {
         // A create under an owner checks the owner with a linearizable read first.
-        return CompletableFuture.supplyAsync(() -> nextFromLocalState(authz, existing, input, createOnly), blocking)
-            .thenCompose(next -> store(authz, input, createOnly, existing, next, blocking));
+        return orRepeated(input.getId(), requestId,
+            CompletableFuture.supplyAsync(() -> nextFromLocalState(authz, existing, input, createOnly), blocking)
+                .thenCompose(next -> store(authz, input, createOnly, requestId, existing, next, blocking)));
       }
-      return store(authz, input, createOnly, existing, nextFromLocalState(authz, existing, input, createOnly), blocking);
+      return orRepeated(input.getId(), requestId, store(authz, input, createOnly, requestId, existing,
+          nextFromLocalState(authz, existing, input, createOnly), blocking));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+  }
+
+  /**
+   * {@code write}, or when it fails although the store applied a write of the same resource with
+   * the same request id, that write's answer: the caller is sending again a write whose answer it
+   * lost, and the first one, already seen here, makes this one conflict. A repeat that reaches the
+   * store before the first is applied is answered there ({@link Backend#writeCasAsync(Resource,
+   * Fence, String)}).
+   */
+  private CompletableFuture<WriteResponse> orRepeated(
+      ID id, String requestId, CompletableFuture<WriteResponse> write) {
+    if (requestId.isEmpty()) {
+      return write;
+    }
+    return write.exceptionallyCompose(failure -> {
+      Resource earlier;
+      try {
+        earlier = backend.findRequest(id, requestId);
+      } catch (RuntimeException e) {
+        failure.addSuppressed(e);
+        earlier = null;
+      }
+      return earlier != null ? CompletableFuture.completedFuture(response(earlier)) : CompletableFuture.failedFuture(failure);
+    });
   }
 
   /**
@@ -187,11 +215,17 @@ public final class ResourceHandler {
    * swap loses to a newer version.
    */
   private CompletableFuture<WriteResponse> store(
-      Authorizer authz, Resource input, boolean createOnly, Resource existing, Resource next, Executor blocking) {
+      Authorizer authz,
+      Resource input,
+      boolean createOnly,
+      String requestId,
+      Resource existing,
+      Resource next,
+      Executor blocking) {
     if (next == null) {
-      return fromLinearizableRead(authz, input, createOnly, blocking);
+      return fromLinearizableRead(authz, input, createOnly, requestId, blocking);
     }
-    return backend.writeCasAsync(next)
+    return backend.writeCasAsync(next, Fence.getDefaultInstance(), requestId)
         .handle((stored, failure) -> {
           if (failure == null) {
             return hasFollowUp(existing, stored)
@@ -200,7 +234,7 @@ public final class ResourceHandler {
           }
           Throwable cause = Errors.unwrapped(failure);
           if (cause instanceof StorageException e && lostRace(e)) {
-            return fromLinearizableRead(authz, input, createOnly, blocking);
+            return fromLinearizableRead(authz, input, createOnly, requestId, blocking);
           }
           return CompletableFuture.<WriteResponse>failedFuture(cause);
         })
@@ -208,8 +242,9 @@ public final class ResourceHandler {
   }
 
   private CompletableFuture<WriteResponse> fromLinearizableRead(
-      Authorizer authz, Resource input, boolean createOnly, Executor blocking) {
-    return CompletableFuture.supplyAsync(() -> response(writeFromLinearizableRead(authz, input, createOnly)), blocking);
+      Authorizer authz, Resource input, boolean createOnly, String requestId, Executor blocking) {
+    return CompletableFuture.supplyAsync(
+        () -> response(writeFromLinearizableRead(authz, input, createOnly, requestId)), blocking);
   }
 
   private static WriteResponse response(Resource stored) {
@@ -217,7 +252,7 @@ public final class ResourceHandler {
   }
 
   /** The write decided from a linearizable read of the resource it replaces. */
-  private Resource writeFromLinearizableRead(Authorizer authz, Resource input, boolean createOnly) {
+  private Resource writeFromLinearizableRead(Authorizer authz, Resource input, boolean createOnly, String requestId) {
     ID id = input.getId();
     boolean blind = input.getVersion().isEmpty();
     // A create-only write that loses its race reads again here and finds the winner's resource.
@@ -231,7 +266,7 @@ public final class ResourceHandler {
         return existing;
       }
       try {
-        return afterStore(existing, backend.writeCas(next));
+        return afterStore(existing, backend.writeCas(next, Fence.getDefaultInstance(), requestId));
       } catch (StorageException e) {
         if (blind && lostRace(e)) {
           return null;

@@ -21,6 +21,8 @@ public final class Rules {
   static final Pattern STATUS_KEY = Pattern.compile("^[a-z0-9]([-a-z0-9_./]{0,251}[a-z0-9])?$");
   /** The holder of a lease: a manager's identity, such as {@code host-1234-5f2c}. */
   static final Pattern HOLDER = Pattern.compile("^[A-Za-z0-9]([-A-Za-z0-9_.:@]{0,251}[A-Za-z0-9])?$");
+  /** A write's request id: the Java client's are 22 characters of base64url. */
+  public static final Pattern REQUEST_ID = Pattern.compile("^[A-Za-z0-9._~:-]{1,128}$");
   /** Condition types, e.g. {@code Accepted}. */
   static final Pattern CONDITION_TYPE = Pattern.compile("^[A-Z][A-Za-z0-9]{0,63}$");
   /** Condition reasons, e.g. {@code OK} or {@code MissingAlbum}. */

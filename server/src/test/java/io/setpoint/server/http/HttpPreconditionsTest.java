@@ -38,6 +38,25 @@ class HttpPreconditionsTest {
   }
 
   @Test
+  void aPutSentAgainWithItsIdempotencyKeyIsAnsweredWithTheFirstsResult() {
+    String version = put(MILES, BODY, Map.of()).json().get("version").asText();
+    Map<String, String> headers = Map.of("If-Match", version, "Idempotency-Key", "put-1");
+    Http.Answer first = put(MILES, "{\"data\":{\"name\":\"Davis\"}}", headers);
+    assertThat(first.status()).isEqualTo(200);
+    byte[] before = live.storeBytes();
+
+    Http.Answer again = put(MILES, "{\"data\":{\"name\":\"Davis\"}}", headers);
+    assertThat(again.status()).isEqualTo(200);
+    assertThat(again.json()).isEqualTo(first.json());
+    assertThat(live.storeBytes()).isEqualTo(before);
+
+    Http.Answer bad = put(MILES, BODY, Map.of("Idempotency-Key", "not one"));
+    assertThat(bad.status()).isEqualTo(400);
+    assertThat(bad.json().get("message").asText()).contains("Idempotency-Key").contains("[A-Za-z0-9._~:-]");
+    assertThat(live.storeBytes()).isEqualTo(before);
+  }
+
+  @Test
   void ifMatchIsACompareAndSwapAnsweredLikeTheVersionParameter() {
     JsonNode created = put(MILES, BODY, Map.of()).json();
     String version = created.get("version").asText();

@@ -291,14 +291,35 @@ public final class RaftBackend implements Backend, Replication {
 
   @Override
   public Resource writeCas(Resource resource, Fence fence) {
-    return written(resource, submit(fenced(Op.newBuilder().setWrite(resource), fence)));
+    return writeCas(resource, fence, "");
+  }
+
+  @Override
+  public Resource writeCas(Resource resource, Fence fence, String requestId) {
+    return written(resource, submit(write(resource, fence, requestId)));
   }
 
   /** Completes on a thread of this backend's, never on one of Ratis's. */
   @Override
   public CompletableFuture<Resource> writeCasAsync(Resource resource, Fence fence) {
-    return submitAsync(fenced(Op.newBuilder().setWrite(resource), fence))
-        .thenApply(outcome -> written(resource, outcome));
+    return writeCasAsync(resource, fence, "");
+  }
+
+  /** Completes on a thread of this backend's, never on one of Ratis's. */
+  @Override
+  public CompletableFuture<Resource> writeCasAsync(Resource resource, Fence fence, String requestId) {
+    return submitAsync(write(resource, fence, requestId)).thenApply(outcome -> written(resource, outcome));
+  }
+
+  /** Served from this member's applied state, which includes every write made through it. */
+  @Override
+  public Resource findRequest(ID id, String requestId) {
+    checkOpen();
+    return store.findRequest(id, requestId);
+  }
+
+  private static Op write(Resource resource, Fence fence, String requestId) {
+    return fenced(Op.newBuilder().setWrite(resource).setRequestId(requestId), fence);
   }
 
   /** The op, carrying the fence only when there is one (most writes have none: no bytes spent). */
@@ -309,6 +330,7 @@ public final class RaftBackend implements Backend, Replication {
   private static Resource written(Resource resource, Outcome outcome) {
     return switch (outcome.getResultCase()) {
       case WRITTEN -> Resources.withVersion(resource, Long.toString(outcome.getRevision()));
+      case REPEATED -> outcome.getRepeated();
       case FAILURE -> throw refused(outcome);
       default -> throw unexpected(outcome);
     };

@@ -1,9 +1,12 @@
 package io.setpoint.storage.raft;
 
+import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.WatchCursor;
+import io.setpoint.storage.engine.AppliedRequests;
+import io.setpoint.storage.engine.AppliedRequests.Applied;
 import io.setpoint.storage.engine.Entry;
 import io.setpoint.storage.engine.Fences;
 import io.setpoint.storage.engine.Limits;
@@ -44,6 +47,8 @@ final class ReplicatedStore {
   private volatile long logIndex = -1;
   /** Replaced whole when a snapshot is restored; readers use whichever they find. */
   private volatile ResourceIndex index;
+  /** Guarded by {@link #writer}; replaced whole when a snapshot is restored. */
+  private AppliedRequests requests = new AppliedRequests();
   private volatile boolean closed;
 
   ReplicatedStore(Limits limits) {
@@ -89,14 +94,23 @@ final class ReplicatedStore {
   private Outcome applyOne(Op op) {
     ResourceIndex current = index;
     try {
-      Fences.check(current, op.getFence());
       switch (op.getKindCase()) {
         case WRITE -> {
+          String requestId = op.getRequestId();
+          Resource earlier = requestId.isEmpty() ? null : requests.find(requestId, op.getWrite().getId());
+          if (earlier != null) {
+            return Outcome.newBuilder().setRevision(current.revision()).setRepeated(earlier).build();
+          }
+          Fences.check(current, op.getFence());
           Entry entry = current.write(op.getWrite());
           hub.publish(entry);
+          if (!requestId.isEmpty()) {
+            requests.record(requestId, entry.resource());
+          }
           return Outcome.newBuilder().setRevision(entry.revision()).setWritten(true).build();
         }
         case DELETE -> {
+          Fences.check(current, op.getFence());
           Entry tombstone = current.delete(op.getDelete().getId(), op.getDelete().getVersion());
           if (tombstone == null) {
             return Outcome.newBuilder().setRevision(current.revision()).setNothingDeleted(true).build();
@@ -128,15 +142,36 @@ final class ReplicatedStore {
   }
 
   /**
+   * What the write of {@code id} that carried {@code requestId} stored, if this member applied it
+   * and still remembers it. Under the writer's lock, so a write seen in the index (which a reader
+   * may see while its batch is still being applied) is found here too.
+   */
+  Resource findRequest(ID id, String requestId) {
+    writer.lock();
+    try {
+      return requests.find(requestId, id);
+    } finally {
+      writer.unlock();
+    }
+  }
+
+  /** The writes with a request id this store remembers, oldest first; called by the applier. */
+  List<Applied> requests() {
+    return requests.entries();
+  }
+
+  /**
    * Replaces the whole state with a snapshot's and closes every watch: their consumers saw a
    * history this member no longer has, and resuming before {@code revision} is {@code COMPACTED},
    * so they list or watch afresh. The store then reflects the log up to {@code logIndex}.
    */
-  void restore(long revision, List<Resource> resources, long logIndex) {
+  void restore(long revision, List<Resource> resources, List<Applied> remembered, long logIndex) {
     ResourceIndex restored = ResourceIndex.restore(limits, revision, resources);
+    AppliedRequests restoredRequests = AppliedRequests.of(remembered);
     writer.lock();
     try {
       index = restored;
+      requests = restoredRequests;
       hub.closeAll(
           "this member's state was replaced by a snapshot at revision "
               + revision
@@ -158,7 +193,6 @@ final class ReplicatedStore {
     return hub.open(writer, () -> index, this::checkOpen, query, sinceRevision);
   }
 
-  /** Closes every watch; later watches fail with {@code UNAVAILABLE}. */
   /** Ends every open watch with {@code reason}; the store goes on. */
   void closeWatches(String reason) {
     writer.lock();

@@ -1,6 +1,8 @@
 package io.setpoint.storage.raft;
 
 import io.setpoint.api.v1.Resource;
+import io.setpoint.storage.engine.AppliedRequests.Applied;
+import io.setpoint.storage.raft.v1.AppliedRequest;
 import io.setpoint.storage.raft.v1.SnapshotHeader;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -21,8 +23,8 @@ import org.apache.ratis.util.MD5FileUtil;
 
 /**
  * The layout of a snapshot file: a length-delimited {@link SnapshotHeader}, then exactly {@code
- * count} length-delimited resources, then the end of the file. A file that ends early or late is
- * rejected rather than half-loaded.
+ * count} length-delimited resources and {@code requests} length-delimited {@link AppliedRequest}s,
+ * then the end of the file. A file that ends early or late is rejected rather than half-loaded.
  */
 final class SnapshotFile {
   static final int FORMAT = 1;
@@ -30,8 +32,16 @@ final class SnapshotFile {
   /** The suffix of a snapshot file while it is being written. */
   private static final String TEMPORARY = ".writing";
 
-  /** What a snapshot holds: the store revision and the live resources then. */
-  record Contents(long revision, List<Resource> resources) {}
+  /**
+   * What a snapshot holds: the store revision, the live resources then, and the writes with a
+   * request id the store remembered, oldest first.
+   */
+  record Contents(long revision, List<Resource> resources, List<Applied> requests) {
+    /** A snapshot that remembers no request. */
+    Contents(long revision, List<Resource> resources) {
+      this(revision, resources, List.of());
+    }
+  }
 
   private SnapshotFile() {}
 
@@ -48,6 +58,7 @@ final class SnapshotFile {
             .setFormat(FORMAT)
             .setRevision(contents.revision())
             .setCount(contents.resources().size())
+            .setRequests(contents.requests().size())
             .build();
     try {
       try (FileChannel channel =
@@ -57,6 +68,13 @@ final class SnapshotFile {
         header.writeDelimitedTo(out);
         for (Resource resource : contents.resources()) {
           resource.writeDelimitedTo(out);
+        }
+        for (Applied applied : contents.requests()) {
+          AppliedRequest.newBuilder()
+              .setRequestId(applied.requestId())
+              .setStored(applied.stored())
+              .build()
+              .writeDelimitedTo(out);
         }
         out.flush();
         channel.force(true);
@@ -108,10 +126,7 @@ final class SnapshotFile {
       if (header == null || header.getFormat() != FORMAT) {
         throw new IOException(file + " is not a snapshot of format " + FORMAT + ": " + header);
       }
-      if (header.getCount() > Integer.MAX_VALUE) {
-        throw new IOException(file + " claims " + header.getCount() + " resources");
-      }
-      int count = (int) header.getCount();
+      int count = count(file, header.getCount(), "resources");
       List<Resource> resources = new ArrayList<>(count);
       for (int i = 0; i < count; i++) {
         Resource resource = Resource.parseDelimitedFrom(in);
@@ -120,11 +135,27 @@ final class SnapshotFile {
         }
         resources.add(resource);
       }
-      if (in.read() != -1) {
-        throw new IOException(file + " holds more than its " + count + " resources");
+      int requestCount = count(file, header.getRequests(), "requests");
+      List<Applied> requests = new ArrayList<>(requestCount);
+      for (int i = 0; i < requestCount; i++) {
+        AppliedRequest request = AppliedRequest.parseDelimitedFrom(in);
+        if (request == null) {
+          throw new IOException(file + " ends after " + i + " of " + requestCount + " requests");
+        }
+        requests.add(new Applied(request.getRequestId(), request.getStored()));
       }
-      return new Contents(header.getRevision(), resources);
+      if (in.read() != -1) {
+        throw new IOException(file + " holds more than its " + count + " resources and " + requestCount + " requests");
+      }
+      return new Contents(header.getRevision(), resources, requests);
     }
+  }
+
+  private static int count(Path file, long claimed, String what) throws IOException {
+    if (claimed > Integer.MAX_VALUE) {
+      throw new IOException(file + " claims " + claimed + " " + what);
+    }
+    return (int) claimed;
   }
 
   /**

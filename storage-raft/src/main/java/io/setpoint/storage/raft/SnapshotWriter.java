@@ -2,6 +2,7 @@ package io.setpoint.storage.raft;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.StorageException;
+import io.setpoint.storage.engine.AppliedRequests.Applied;
 import io.setpoint.storage.engine.ResourceIndex;
 import java.io.File;
 import java.io.IOException;
@@ -89,12 +90,22 @@ final class SnapshotWriter implements AutoCloseable {
       index.forEachLive(copied::add);
     }
     List<Resource> live = copied;
+    // A copy of references, a fraction of a millisecond even when it holds its most.
+    List<Applied> requests = store.requests();
     long started = System.nanoTime();
-    writing = CompletableFuture.runAsync(() -> write(last, index, revision, live, file, started), executor);
+    writing = CompletableFuture.runAsync(
+        () -> write(last, index, revision, live, requests, file, started), executor);
     return RaftLog.INVALID_LOG_INDEX;
   }
 
-  private void write(TermIndex last, ResourceIndex index, long revision, List<Resource> copied, File file, long started) {
+  private void write(
+      TermIndex last,
+      ResourceIndex index,
+      long revision,
+      List<Resource> copied,
+      List<Applied> requests,
+      File file,
+      long started) {
     List<Resource> live = copied;
     if (live == null) {
       live = new ArrayList<>();
@@ -110,7 +121,7 @@ final class SnapshotWriter implements AutoCloseable {
     copyOnApplyThread = false;
     try {
       // On failure (a full disk, say) this removes its temporary file and leaves any earlier one.
-      SnapshotFile.write(file.toPath(), new SnapshotFile.Contents(revision, live));
+      SnapshotFile.write(file.toPath(), new SnapshotFile.Contents(revision, live, requests));
       MD5Hash md5;
       try {
         md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);

@@ -52,6 +52,16 @@ final class IsolatedView implements Backend {
   }
 
   @Override
+  public Resource writeCas(Resource resource, Fence fence, String requestId) {
+    return out(shared.writeCas(in(resource), in(fence), requestId));
+  }
+
+  @Override
+  public Resource findRequest(ID id, String requestId) {
+    return out(shared.findRequest(in(id), requestId));
+  }
+
+  @Override
   public Resource deleteCas(ID id, String version, Fence fence) {
     return out(shared.deleteCas(in(id), version, in(fence)));
   }

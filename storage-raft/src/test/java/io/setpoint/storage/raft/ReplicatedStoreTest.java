@@ -84,6 +84,26 @@ class ReplicatedStoreTest {
   }
 
   @Test
+  void aWriteRepeatingAnAppliedRequestIsAnsweredWithTheFirstAndKeptThroughASnapshot() {
+    ReplicatedStore store = new ReplicatedStore(Limits.DEFAULT);
+    Op create = write(resource(id("a"))).toBuilder().setRequestId("req-1").build();
+    Outcome first = store.apply(Batch.newBuilder().addOps(create).build()).getOutcomes(0);
+    assertThat(first.getWritten()).isTrue();
+    Resource stored = store.index().read(id("a"));
+
+    Outcome repeated = store.apply(Batch.newBuilder().addOps(create).build()).getOutcomes(0);
+    assertThat(repeated.getRepeated()).isEqualTo(stored);
+    assertThat(store.index().revision()).as("nothing was written").isEqualTo(first.getRevision());
+    assertThat(store.findRequest(id("a"), "req-1")).isEqualTo(stored);
+
+    // A member restored from a snapshot decides the repeat alike.
+    ReplicatedStore restored = new ReplicatedStore(Limits.DEFAULT);
+    restored.restore(store.index().revision(), List.of(stored), store.requests(), 3);
+    assertThat(restored.apply(Batch.newBuilder().addOps(create).build()).getOutcomes(0).getRepeated())
+        .isEqualTo(stored);
+  }
+
+  @Test
   void restoringASnapshotClosesWatchesAndResumingBeforeItIsCompacted() throws InterruptedException {
     ReplicatedStore store = new ReplicatedStore(Limits.DEFAULT);
     store.apply(Batch.newBuilder().addOps(write(resource(id("a")))).build());
@@ -92,7 +112,7 @@ class ReplicatedStoreTest {
     assertThat(watch.poll(Duration.ofSeconds(1)).hasEndOfSnapshot()).isTrue();
 
     Resource restored = resource(id("z")).toBuilder().setVersion("40").build();
-    store.restore(50, List.of(restored), 7);
+    store.restore(50, List.of(restored), List.of(), 7);
 
     assertFails(Reason.WATCH_CLOSED, () -> watch.poll(Duration.ofSeconds(1)));
     assertFails(Reason.COMPACTED, () -> store.watch(WIDGETS, 1));

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.setpoint.api.v1.Resource;
+import io.setpoint.storage.engine.AppliedRequests.Applied;
 import io.setpoint.testkit.Tmpfs;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,6 +35,15 @@ class SnapshotFileTest {
     assertThat(read.revision()).isEqualTo(42);
     assertThat(read.resources()).containsExactlyElementsOf(written);
     assertThat(dir).isDirectoryNotContaining(p -> p.getFileName().toString().endsWith(".writing"));
+  }
+
+  @Test
+  void theRequestsTheStoreRemembersComeBackInTheirOrder() throws IOException {
+    Path file = dir.resolve("snapshot.1_10");
+    List<Resource> written = resources(3);
+    List<Applied> requests = List.of(new Applied("r2", written.get(1)), new Applied("r1", written.get(0)));
+    SnapshotFile.write(file, new SnapshotFile.Contents(42, written, requests));
+    assertThat(SnapshotFile.read(file)).isEqualTo(new SnapshotFile.Contents(42, written, requests));
   }
 
   @Test

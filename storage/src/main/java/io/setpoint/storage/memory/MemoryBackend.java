@@ -11,6 +11,7 @@ import io.setpoint.storage.Page;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StoreSnapshot;
 import io.setpoint.storage.WatchCursor;
+import io.setpoint.storage.engine.AppliedRequests;
 import io.setpoint.storage.engine.Entry;
 import io.setpoint.storage.engine.Fences;
 import io.setpoint.storage.engine.Limits;
@@ -29,6 +30,8 @@ public final class MemoryBackend implements Backend {
   private final ResourceIndex index;
   private final WatchHub hub;
   private final ReentrantLock writer = new ReentrantLock();
+  /** Guarded by {@link #writer}. */
+  private final AppliedRequests requests = new AppliedRequests();
   private volatile boolean closed;
 
   /** A backend with {@link Limits#DEFAULT}. */
@@ -48,13 +51,38 @@ public final class MemoryBackend implements Backend {
 
   @Override
   public Resource writeCas(Resource resource, Fence fence) {
+    return writeCas(resource, fence, "");
+  }
+
+  @Override
+  public Resource writeCas(Resource resource, Fence fence, String requestId) {
     writer.lock();
     try {
       checkOpen();
+      if (!requestId.isEmpty()) {
+        Resource earlier = requests.find(requestId, resource.getId());
+        if (earlier != null) {
+          return earlier;
+        }
+      }
       Fences.check(index, fence);
       Entry entry = index.write(resource);
       hub.publish(entry);
+      if (!requestId.isEmpty()) {
+        requests.record(requestId, entry.resource());
+      }
       return entry.resource();
+    } finally {
+      writer.unlock();
+    }
+  }
+
+  /** Taken under the writer's lock, so a write seen in the index is found here too. */
+  @Override
+  public Resource findRequest(ID id, String requestId) {
+    writer.lock();
+    try {
+      return requests.find(requestId, id);
     } finally {
       writer.unlock();
     }

@@ -264,6 +264,43 @@ public abstract class BackendConformanceTest {
     assertThat(backend.health()).isEqualTo(Health.OK);
   }
 
+  // ---- Request ids: a write sent again after its answer was lost is applied once.
+
+  @Test
+  void requestId_aRepeatedWriteStoresNothingAndAnswersWhatTheFirstStored() throws Exception {
+    Resource first = backend.writeCas(resource(id("a")), Fence.getDefaultInstance(), "req-1");
+    long revision = backend.revision();
+
+    // The same create again, as a client would send it: without the id it is a CAS failure.
+    assertThat(backend.writeCas(resource(id("a")), Fence.getDefaultInstance(), "req-1")).isEqualTo(first);
+    assertThat(backend.writeCasAsync(resource(id("a")), Fence.getDefaultInstance(), "req-1").get())
+        .isEqualTo(first);
+    assertThat(backend.revision()).as("nothing was written").isEqualTo(revision);
+    assertThat(backend.findRequest(id("a"), "req-1")).isEqualTo(first);
+
+    // Still the first's answer once another write replaced it, and that write stays.
+    Resource second = backend.writeCas(changed(first, "second"));
+    assertThat(backend.writeCas(resource(id("a")), Fence.getDefaultInstance(), "req-1")).isEqualTo(first);
+    assertThat(backend.read(Consistency.STRONG, id("a"))).isEqualTo(second);
+  }
+
+  @Test
+  void requestId_isMatchedWithTheResourceNameAndOnlyWhenTheWriteWasApplied() {
+    Resource a = backend.writeCas(resource(id("a")), Fence.getDefaultInstance(), "req-1");
+    Resource b = backend.writeCas(resource(id("b")), Fence.getDefaultInstance(), "req-1");
+    assertThat(b.getId().getName()).as("the id reused for another name is not a repeat").isEqualTo("b");
+    assertThat(backend.findRequest(id("c"), "req-1")).isNull();
+
+    // A refused write leaves nothing to repeat: sent again with a right version, it is applied.
+    assertFails(Reason.CAS_FAILURE,
+        () -> backend.writeCas(changed(a, "x").toBuilder().setVersion("999").build(), Fence.getDefaultInstance(), "req-2"));
+    assertThat(backend.findRequest(id("a"), "req-2")).isNull();
+    Resource updated = backend.writeCas(changed(a, "x"), Fence.getDefaultInstance(), "req-2");
+    assertThat(updated.getVersion()).isNotEqualTo(a.getVersion());
+    assertThat(backend.findRequest(id("a"), "req-2")).isEqualTo(updated);
+    assertThat(backend.findRequest(id("a"), "no-such-request")).isNull();
+  }
+
   // ---- Fences: a write applied only while a lease is held, checked with the write.
 
   private Resource storeLease(String name, String holder, long epoch, boolean released) {

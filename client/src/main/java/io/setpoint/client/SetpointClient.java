@@ -173,6 +173,9 @@ public final class SetpointClient implements AutoCloseable {
    * Creates or updates a resource and returns it as stored. An empty version is a blind write; a
    * version makes it a compare-and-swap ({@code ABORTED} when the stored version differs). A
    * write that changes neither data nor metadata stores nothing and returns the stored resource.
+   * Each write carries a new request id, so when an agent fails it with {@code UNAVAILABLE} (it
+   * stopped, or leadership moved mid-write) the client sends it again, and the store applies it
+   * at most once.
    */
   public Resource write(Resource resource) {
     return Rpc.await(async.write(resource));

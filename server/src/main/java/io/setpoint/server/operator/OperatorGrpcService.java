@@ -56,7 +56,7 @@ public final class OperatorGrpcService extends OperatorServiceGrpc.OperatorServi
   private final Backend store;
   private final Replication replication; // null: not replicated
   private final Clock clock;
-  /** One save at a time: each holds a serialized copy of the store until it is sent. */
+  /** One save at a time: each walks the whole store, on a thread of its own. */
   private final AtomicBoolean saving = new AtomicBoolean();
 
   /** Serves {@code store}; its Raft calls are refused when {@code replication} is null. */
@@ -66,12 +66,12 @@ public final class OperatorGrpcService extends OperatorServiceGrpc.OperatorServi
     this.clock = clock;
   }
 
-  /** Copies the store at one revision and streams it as a snapshot file, its checksum last. */
+  /**
+   * Copies the store at one revision and streams it as a snapshot file, its checksum last. The
+   * file is written on a thread of its own as the client reads it ({@link SnapshotStream}).
+   */
   @Override
   public void saveSnapshot(SaveSnapshotRequest request, StreamObserver<SnapshotChunk> out) {
-    ServerCallStreamObserver<SnapshotChunk> call = (ServerCallStreamObserver<SnapshotChunk>) out;
-    SnapshotStream stream = new SnapshotStream();
-    StoreSnapshot snapshot;
     try {
       // Every resource of every type is in it: as much as a management token may read.
       CallerAuthorizer.current().require(Permission.OPERATOR_WRITE, Type.getDefaultInstance(), Tenancy.getDefaultInstance(), "");
@@ -79,20 +79,24 @@ public final class OperatorGrpcService extends OperatorServiceGrpc.OperatorServi
         throw Status.RESOURCE_EXHAUSTED.withDescription("a snapshot is being saved from this member already; try again"
             + " when it is done").asRuntimeException();
       }
-      call.setOnCancelHandler(() -> saving.set(false));
-      try {
-        snapshot = store.snapshot();
-        BackupFile.write(stream, snapshot, replication == null ? "memory" : replication.nodeName(), clock.instant());
-      } catch (IOException | RuntimeException e) {
-        saving.set(false);
-        throw e;
-      }
-    } catch (IOException | RuntimeException e) {
+    } catch (RuntimeException e) {
       out.onError(Errors.toStatus(e));
       return;
     }
-    log.info("sending a snapshot of {} resources at revision {}", snapshot.resources().size(), snapshot.revision());
-    stream.send(call, () -> saving.set(false));
+    SnapshotStream stream = new SnapshotStream((ServerCallStreamObserver<SnapshotChunk>) out, () -> saving.set(false));
+    Thread.ofVirtual().name("setpoint-snapshot-save").start(() -> save(stream));
+  }
+
+  private void save(SnapshotStream stream) {
+    try {
+      StoreSnapshot snapshot = store.snapshot();
+      log.info("sending a snapshot of {} resources at revision {}", snapshot.resources().size(), snapshot.revision());
+      BackupFile.write(stream, snapshot, replication == null ? "memory" : replication.nodeName(), clock.instant());
+      stream.finish();
+    } catch (IOException | RuntimeException e) {
+      // A client that went away ended the call already; this then changes nothing.
+      stream.fail(Errors.toStatus(e).getStatus());
+    }
   }
 
   @Override

@@ -21,6 +21,16 @@ public interface WatchCursor extends AutoCloseable {
    */
   WatchEvent poll(Duration timeout) throws InterruptedException;
 
+  /**
+   * Why the backend closed this watch (it fell a whole buffer behind, the store is shutting down),
+   * or null while it is open or after its consumer closed it. {@link #next()} still delivers the
+   * events buffered before it closed, then fails; a consumer that cannot take them (its own client
+   * stopped reading) may give up at once instead of holding them.
+   */
+  default String closedBecause() {
+    return null;
+  }
+
   /** Stops the watch; further calls to {@link #next()} fail. Idempotent. */
   @Override
   void close();

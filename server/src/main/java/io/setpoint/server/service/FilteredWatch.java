@@ -51,6 +51,11 @@ public final class FilteredWatch implements AutoCloseable {
     };
   }
 
+  /** See {@link WatchCursor#closedBecause()}. */
+  public String closedBecause() {
+    return watch.closedBecause();
+  }
+
   @Override
   public void close() {
     watch.close();

@@ -15,7 +15,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Pumps watches into {@link WatchSink}s (gRPC streams, server-sent events), one virtual thread
  * per watch. It respects the sink's flow control (waits while the consumer is not ready instead
- * of buffering without bound), and ends when the consumer goes away or the watch is closed.
+ * of buffering without bound), and ends when the consumer goes away or the watch is closed. A
+ * consumer that reads nothing while the store closes its watch for falling a whole buffer behind
+ * is told so at once ({@code UNAVAILABLE}), and the events buffered for it are let go: a watcher
+ * that stops reading holds at most one watch buffer, and only until the buffer fills.
  *
  * <p>Meters: {@code setpoint_watches_open}, {@code setpoint_watch_events_total}, and {@code
  * setpoint_watch_lag_revisions}, how many revisions the store was ahead of each event sent (a
@@ -73,6 +76,13 @@ public final class WatchStreamer {
         }
         while (!sink.isReady()) {
           if (sink.isCancelled()) {
+            return;
+          }
+          String closed = watch.closedBecause();
+          if (closed != null) {
+            endQuietly(sink, Status.UNAVAILABLE.withDescription("watch closed: " + closed
+                + " while this client read nothing; watch again from the last revision it received")
+                .asRuntimeException());
             return;
           }
           sink.awaitReady(CHECK_INTERVAL);

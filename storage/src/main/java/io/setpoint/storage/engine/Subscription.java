@@ -123,6 +123,11 @@ final class Subscription implements WatchCursor {
   }
 
   @Override
+  public String closedBecause() {
+    return closedByClient ? null : closedBecause;
+  }
+
+  @Override
   public void close() {
     closedByClient = true;
     hub.remove(this);

@@ -135,7 +135,9 @@ class MembershipCommandsTest {
    * Member 1 loses its data directory while member 2 lags (it was down for the last writes), and
    * the whole cluster restarts: member 1 comes back through {@code -join}, so it cannot vote member
    * 2, which lacks acknowledged writes, into leading. Member 0 leads within 10 s of the restart,
-   * and every acknowledged write is on all three members afterwards.
+   * and every acknowledged write is on all three members afterwards. Wiped again and started with
+   * {@code -cluster} while the others run, member 1 is refused, the message saying to use {@code
+   * -join}.
    */
   @Test
   @Timeout(value = 240, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -176,6 +178,14 @@ class MembershipCommandsTest {
         assertThat(member.readConsistent(artistId(name)).getId().getName()).as("on member %d", i).isEqualTo(name);
       }
     }
+
+    // Wiped again and started with -cluster while the others run, it is refused: they remember it.
+    agents.get(1).interruptAndJoin();
+    deleteTree(cluster.dataDir(1));
+    CliRun refused = CliRun.run(cluster.member(1, "-demo-types", "-no-demo-controllers"));
+    assertThat(refused.code()).as(refused.toString()).isNotZero();
+    assertThat(refused.err()).contains("Raft member " + cluster.name(1) + " starts with a new data directory")
+        .contains("it lost its data").contains("Start it with -join");
   }
 
   /** Writes artists {@code w<from>} up to {@code w<to>} (excluded) one after another, and notes each acknowledged. */

@@ -210,6 +210,9 @@ public final class RaftBackend implements Backend, Replication {
     try {
       // The snapshot the check chose is for the first division; one started again after its log
       // failed loads the latest snapshot itself (see StoreStateMachine).
+      if (!config.join() && new DataDirectory(config).isNew()) {
+        LostDataCheck.run(config, properties, parameters);
+      }
       AtomicReference<StartupCheck.Start> first = new AtomicReference<>(check.run());
       AtomicBoolean started = new AtomicBoolean();
       server = started(

@@ -1,6 +1,7 @@
 package io.setpoint.storage.raft;
 
 import static io.setpoint.storage.conformance.Fixtures.id;
+import static io.setpoint.storage.conformance.Fixtures.resource;
 import static io.setpoint.storage.conformance.Fixtures.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -13,8 +14,13 @@ import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.testkit.RegisterHistory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -23,6 +29,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -111,6 +118,52 @@ class MembershipTest {
           .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.reason()).isEqualTo(Reason.NOT_FOUND));
       // Adding itself again, where it is, changes nothing.
       assertThat(solo.addMember(name, cluster.address(name), false, CHANGE)).extracting(Member::name).containsExactly(name);
+    }
+  }
+
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aFounderThatLostItsDataIsRefusedUntilItJoinsAgainWhileALateFounderStarts() throws Exception {
+    try (TestCluster cluster = TestCluster.start(3, 2, Limits.DEFAULT, TestCluster.FAST)) {
+      List<String> names = List.copyOf(cluster.config(cluster.awaitLeader().nodeName()).peers().keySet());
+      String late = names.stream().filter(n -> cluster.member(n) == null).findFirst().orElseThrow();
+      for (int i = 0; i < 5; i++) {
+        cluster.awaitLeader().writeCas(resource(id("before-" + i)));
+      }
+
+      // Never reached before, the third founder starts on its new directory and catches up.
+      RaftBackend third = cluster.startMember(late);
+      await().atMost(CHANGE).ignoreExceptions().untilAsserted(() -> assertThat(third.read(Consistency.EVENTUAL, id("before-4"))).isNotNull());
+
+      // A follower that committed entries loses its data directory, and comes back with -cluster.
+      String wiped = cluster.follower().nodeName();
+      Path dir = cluster.config(wiped).dataDir();
+      cluster.stopMember(wiped);
+      deleteRecursively(dir);
+      assertThatThrownBy(() -> cluster.startMember(wiped))
+          .isInstanceOf(UncheckedIOException.class)
+          .hasMessageContaining("Raft member " + wiped + " starts with a new data directory")
+          .hasMessageContaining("it lost its data")
+          .hasMessageContaining("Start it with -join");
+      assertThat(new DataDirectory(cluster.config(wiped)).isNew()).as("the refused start wrote nothing").isTrue();
+
+      // Through -join the cluster removes it and adds it again as new, and it catches up.
+      RaftBackend rejoined = cluster.restartJoining(wiped);
+      cluster.awaitLeader().addMember(wiped, cluster.address(wiped), true, CHANGE);
+      await().atMost(CHANGE).until(rejoined::isMember);
+      cluster.awaitLeader().writeCas(resource(id("after")));
+      await().atMost(CHANGE).ignoreExceptions().untilAsserted(() -> {
+        assertThat(rejoined.read(Consistency.EVENTUAL, id("before-0"))).isNotNull();
+        assertThat(rejoined.read(Consistency.EVENTUAL, id("after"))).isNotNull();
+      });
+    }
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
     }
   }
 

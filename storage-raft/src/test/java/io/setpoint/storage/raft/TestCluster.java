@@ -44,6 +44,14 @@ final class TestCluster implements AutoCloseable {
 
   /** Starts {@code size} members and waits until one of them leads. */
   static TestCluster start(int size, Limits limits, RaftTuning tuning) {
+    return start(size, size, limits, tuning);
+  }
+
+  /**
+   * Configures {@code size} founding members, starts the first {@code started} and waits until one
+   * of them leads; the others are started later with {@link #startMember}.
+   */
+  static TestCluster start(int size, int started, Limits limits, RaftTuning tuning) {
     TestCluster cluster;
     try {
       cluster = new TestCluster(Files.createTempDirectory("setpoint-raft-"));
@@ -62,7 +70,7 @@ final class TestCluster implements AutoCloseable {
             new RaftConfig(name, cluster.root.resolve(name), ports.get(i++), cluster.peers, limits, tuning);
         cluster.configs.put(name, config);
       }
-      cluster.configs.keySet().parallelStream().forEach(cluster::startMember);
+      cluster.configs.keySet().stream().limit(started).toList().parallelStream().forEach(cluster::startMember);
       cluster.awaitLeader();
       return cluster;
     } catch (RuntimeException | Error e) {
@@ -90,6 +98,17 @@ final class TestCluster implements AutoCloseable {
     RaftConfig config = new RaftConfig(name, root.resolve(name), port, Map.of(name, "127.0.0.1:" + port), first.limits(),
         first.tuning()).joining();
     configs.put(name, config);
+    return startMember(name);
+  }
+
+  /**
+   * Starts the member {@code name} again on its directory and port, {@linkplain RaftConfig#joining()
+   * joining}: as {@code setpoint agent -join} brings back a member that lost its data.
+   */
+  RaftBackend restartJoining(String name) {
+    RaftConfig founding = configs.get(name);
+    configs.put(name, new RaftConfig(name, founding.dataDir(), founding.raftPort(), Map.of(name, address(name)),
+        founding.limits(), founding.tuning()).joining());
     return startMember(name);
   }
 

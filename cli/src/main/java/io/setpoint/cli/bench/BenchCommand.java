@@ -16,6 +16,6 @@ import picocli.CommandLine.Command;
     },
     subcommands = {
       ReconcileLatencyBench.class, ColdStartBench.class, CacheMemoryBench.class, WritesBench.class, TypesBench.class,
-      FailoverBench.class, ShardsBench.class, ShardMemberCommand.class, FloodBench.class
+      FailoverBench.class, ShardsBench.class, ShardMemberCommand.class, FloodBench.class, FloodClientCommand.class
     })
 public final class BenchCommand {}

@@ -24,6 +24,7 @@ import java.io.PrintWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,6 +48,12 @@ import picocli.CommandLine.Spec;
  * A's answers are counted (429 with {@code Retry-After}, or served). Then watches that read nothing
  * are held open while large Artists are written, to see whether the agent cuts them off and what
  * its heap does meanwhile.
+ *
+ * <p>A's flood runs in a process of its own ({@link FloodProcess}); on Linux with {@code taskset}
+ * it gets the last CPU to itself and the agent started here and this JVM (B's reader) the others,
+ * in both phases ({@link CpuPinning}). A flood comes from other hosts, with CPUs of their own: with
+ * the flooding client on the reader's and the agent's cores, the figure measured how two clients
+ * share a small machine rather than how the agent protects B.
  */
 @Command(
     name = "flood",
@@ -123,6 +130,12 @@ final class FloodBench implements Callable<Integer> {
           + "buffers and heap are those of a small agent).")
   private List<String> agentJvmOptions;
 
+  @Option(names = "-no-pin-cpus",
+      description = "Leave every process free to run on every CPU. By default (Linux, taskset on the PATH) token A's "
+          + "flood gets the last CPU and the agent started here and this JVM (B's reader) the others, as a flood from "
+          + "another host has CPUs of its own; with -address only the flood is pinned.")
+  private boolean noPinCpus;
+
   @Option(names = "-start-timeout", paramLabel = "TIME", defaultValue = "60s", converter = DurationConverter.class,
       description = "How long the agent may take to become ready (default: ${DEFAULT-VALUE}).")
   private Duration startTimeout;
@@ -130,32 +143,75 @@ final class FloodBench implements Callable<Integer> {
   /** The agent started here, whose heap is collected before it is read; null for one given with -address. */
   private Long agentPid;
 
+  /** Which CPUs each process got, as printed: "agent 0, this JVM (B's reader) 0, token A's flood 1". */
+  private String cpus;
+
+  /** The CPUs this JVM could use at the start, before it may be pinned to fewer. */
+  private int machineCpus;
+
   /** The measured phases, for the report. */
   private record Outcome(FloodHttp.Reads idle, Cpu idleCpu, FloodHttp.Reads flooded, Cpu floodCpu,
       FloodHttp.Flooded flood, Watchers watchers) {}
 
   /**
-   * CPU time (user and system) used by the agent (-1 when it is not this benchmark's) and by this
-   * JVM, where the reader and the flood run: on a small machine both share the same cores.
+   * CPU time (user and system) used by the agent (-1 when it is not this benchmark's), by this JVM
+   * (B's reader), by the flood's process and by the whole machine (-1 where /proc/stat is not),
+   * each in nanoseconds. The machine's time less the three is what other programs took while the
+   * phase ran: a run they disturbed says so.
    */
-  private record Cpu(long agentNanos, long benchNanos) {
-    static Cpu now(Long agentPid) {
-      long agent = agentPid == null ? -1 : ProcessHandle.of(agentPid)
-          .flatMap(p -> p.info().totalCpuDuration()).map(Duration::toNanos).orElse(-1L);
-      return new Cpu(agent, ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(-1L));
+  private record Cpu(long agentNanos, long benchNanos, long floodNanos, long machineNanos) {
+    private static final Path PROC_STAT = Path.of("/proc/stat");
+    /** /proc/stat counts in USER_HZ, 100 a second on Linux everywhere but a few old ports. */
+    private static final long NANOS_PER_TICK = 10_000_000L;
+
+    static Cpu now(Long agentPid, long floodPid) {
+      return new Cpu(agentPid == null ? -1 : cpuNanos(agentPid), cpuNanos(ProcessHandle.current().pid()),
+          cpuNanos(floodPid), machineBusyNanos());
+    }
+
+    private static long cpuNanos(long pid) {
+      return ProcessHandle.of(pid).flatMap(p -> p.info().totalCpuDuration()).map(Duration::toNanos).orElse(-1L);
+    }
+
+    /** All CPUs' time running something (user, nice, system, irq, softirq), from the first line of /proc/stat. */
+    private static long machineBusyNanos() {
+      try (var lines = Files.lines(PROC_STAT)) {
+        String[] f = lines.findFirst().orElse("").trim().split("\\s+");
+        if (f.length < 8 || !f[0].equals("cpu")) {
+          return -1;
+        }
+        // cpu user nice system idle iowait irq softirq [steal guest guest_nice]: guest time is
+        // already in user and nice, and stolen time is the hypervisor's, not this machine's.
+        long busy = 0;
+        for (int i : new int[] {1, 2, 3, 6, 7}) {
+          busy += Long.parseLong(f[i]);
+        }
+        return busy * NANOS_PER_TICK;
+      } catch (IOException | RuntimeException e) {
+        return -1;
+      }
     }
 
     Cpu since(Cpu start) {
-      return new Cpu(agentNanos < 0 || start.agentNanos < 0 ? -1 : agentNanos - start.agentNanos,
-          benchNanos < 0 || start.benchNanos < 0 ? -1 : benchNanos - start.benchNanos);
+      return new Cpu(minus(agentNanos, start.agentNanos), minus(benchNanos, start.benchNanos),
+          minus(floodNanos, start.floodNanos), minus(machineNanos, start.machineNanos));
     }
 
-    /** "agent 0.42 cores, this benchmark 0.80 cores" over {@code over}. */
+    private static long minus(long end, long start) {
+      return end < 0 || start < 0 ? -1 : end - start;
+    }
+
+    /** "agent 0.42 cores, this JVM 0.05 cores, flood 0.98 cores, other processes 0.02 cores" over {@code over}. */
     String describe(Duration over) {
-      double seconds = over.toNanos() / 1e9;
-      return (agentNanos < 0 ? "agent ?" : String.format(Locale.ROOT, "agent %.2f cores", agentNanos / 1e9 / seconds))
-          + (benchNanos < 0 ? ", this benchmark ?"
-              : String.format(Locale.ROOT, ", this benchmark %.2f cores", benchNanos / 1e9 / seconds));
+      long others = machineNanos < 0 || benchNanos < 0 || floodNanos < 0 ? -1
+          : Math.max(0, machineNanos - Math.max(0, agentNanos) - benchNanos - floodNanos);
+      return cores("agent", agentNanos, over) + ", " + cores("this JVM", benchNanos, over) + ", "
+          + cores("flood", floodNanos, over) + ", " + cores(agentNanos < 0 ? "the rest, the agent's included" : "other processes",
+              others, over);
+    }
+
+    private static String cores(String who, long nanos, Duration over) {
+      return nanos < 0 ? who + " ?" : String.format(Locale.ROOT, "%s %.2f cores", who, (double) nanos / over.toNanos());
     }
   }
 
@@ -170,8 +226,13 @@ final class FloodBench implements Callable<Integer> {
     out.println(Bench.machine());
     out.printf(Locale.ROOT, "load average at start: %s%n", WritesBench.loadAverage());
     out.flush();
+    machineCpus = Runtime.getRuntime().availableProcessors();
+    CpuPinning pinning = noPinCpus ? CpuPinning.none("-no-pin-cpus") : CpuPinning.plan();
     if (address != null) {
-      report(out, run(out, address), "the agent at " + address);
+      cpus = pinning.pinned()
+          ? "token A's flood " + pinning.floodCpus() + "; the agent at " + address + " and this JVM (B's reader) not pinned"
+          : "not pinned (" + pinning.whyNot() + ")";
+      report(out, run(out, address, pinning), "the agent at " + address);
       return 0;
     }
     List<String> args = new ArrayList<>(List.of("-client-rate-limit", Integer.toString(rateLimit),
@@ -181,8 +242,19 @@ final class FloodBench implements Callable<Integer> {
         new AgentProcess.Config(setpointMode, 1, agentPort, true, args, agentJvmOptions, startTimeout))) {
       String started = cluster.endpoints().get(0);
       agentPid = cluster.pids().get(0);
-      report(out, run(out, started), "setpoint agent " + setpointMode.name().toLowerCase(Locale.ROOT)
-          + " " + String.join(" ", args) + ", JVM " + String.join(" ", agentJvmOptions));
+      // Pinned once started, so that its JVM sizes itself (collector, thread pools) for the
+      // machine, as it does unpinned; the threads it starts later inherit the pinning.
+      if (pinning.pinned()) {
+        pinning.pinShared(agentPid);
+      }
+      cpus = pinning.pinned()
+          ? "agent " + pinning.sharedCpus() + ", this JVM (B's reader) " + pinning.sharedCpus() + ", token A's flood "
+              + pinning.floodCpus()
+          : "not pinned (" + pinning.whyNot() + ")";
+      try (AutoCloseable self = pinning.pinned() ? pinning.pinThisJvm() : () -> {}) {
+        report(out, run(out, started, pinning), "setpoint agent " + setpointMode.name().toLowerCase(Locale.ROOT)
+            + " " + String.join(" ", args) + ", JVM " + String.join(" ", agentJvmOptions));
+      }
     }
     return 0;
   }
@@ -214,13 +286,12 @@ final class FloodBench implements Callable<Integer> {
     return readRate > 0 ? readRate : rateLimit / 2.0;
   }
 
-  private Outcome run(PrintWriter out, String agent) throws Exception {
+  private Outcome run(PrintWriter out, String agent, CpuPinning pinning) throws Exception {
     String secret = token.isEmpty() ? SetpointTarget.bootstrapToken(agent, startTimeout) : token;
     List<ID> created = new ArrayList<>();
     try (SetpointClient admin = SetpointClient.builder().address(agent).token(secret)
             .deadline(Duration.ofSeconds(30)).build();
         HttpClient reader = FloodHttp.client();
-        HttpClient flooder = FloodHttp.client();
         HttpClient scraper = FloodHttp.client()) {
       created.add(admin.write(Resource.newBuilder().setId(Ids.of(AclTypes.POLICY, POLICY))
           .setData(Any.pack(Policy.newBuilder().setDescription("bench flood: read and list Artists")
@@ -233,26 +304,33 @@ final class FloodBench implements Callable<Integer> {
 
       URI target = URI.create("http://" + agent + "/api/demo/v2/Artist/" + TARGET);
       HttpRequest readB = FloodHttp.get(target, b);
-      HttpRequest readA = FloodHttp.get(target, a);
       out.printf(Locale.ROOT, "tokens A (flood), B (reads), C (watches); B reads GET %s at %.0f/s, one at a time; "
-          + "A sends %d at once; %s per phase after %s of warm-up%n",
+          + "A sends %d at once from a process of its own; %s per phase after %s of warm-up%n",
           target.getPath(), readRate(), floodClients, seconds(duration), seconds(warmup));
+      out.println("CPUs: " + cpus);
       out.flush();
-      if (!warmup.isZero()) {
-        FloodHttp.Flood warming = new FloodHttp.Flood(flooder, readA, floodClients);
-        FloodHttp.read(reader, readB, readRate(), warmup);
-        warming.stop();
+      FloodHttp.Reads idle;
+      Cpu idleCpu;
+      FloodHttp.Reads flooded;
+      FloodHttp.Flooded floodResult;
+      Cpu floodCpu;
+      try (FloodProcess flood = FloodProcess.start(pinning, target, a, floodClients)) {
+        if (!warmup.isZero()) {
+          flood.flood();
+          FloodHttp.read(reader, readB, readRate(), warmup);
+          flood.stop();
+        }
+        Cpu start = Cpu.now(agentPid, flood.pid());
+        idle = FloodHttp.read(reader, readB, readRate(), duration);
+        idleCpu = Cpu.now(agentPid, flood.pid()).since(start);
+        out.println("idle:  B " + summary(idle));
+        out.flush();
+        start = Cpu.now(agentPid, flood.pid());
+        flood.flood();
+        flooded = FloodHttp.read(reader, readB, readRate(), duration);
+        floodResult = flood.stop();
+        floodCpu = Cpu.now(agentPid, flood.pid()).since(start);
       }
-      Cpu start = Cpu.now(agentPid);
-      FloodHttp.Reads idle = FloodHttp.read(reader, readB, readRate(), duration);
-      Cpu idleCpu = Cpu.now(agentPid).since(start);
-      out.println("idle:  B " + summary(idle));
-      out.flush();
-      start = Cpu.now(agentPid);
-      FloodHttp.Flood flood = new FloodHttp.Flood(flooder, readA, floodClients);
-      FloodHttp.Reads flooded = FloodHttp.read(reader, readB, readRate(), duration);
-      FloodHttp.Flooded floodResult = flood.stop();
-      Cpu floodCpu = Cpu.now(agentPid).since(start);
       out.println("flood: B " + summary(flooded));
       out.flush();
       Watchers stuck = stuckWatchers(out, admin, scraper, agent, secret, c, created);
@@ -410,13 +488,14 @@ final class FloodBench implements Callable<Integer> {
         firstFailure(o));
     out.printf(Locale.ROOT, "B's p99 under flood / idle: %.2fx (target: at most 2x)%n",
         idleP99 == 0 ? Double.NaN : (double) floodP99 / idleP99);
+    out.println("CPUs: " + cpus);
     out.printf(Locale.ROOT, "CPU over the phase, of %d cores: idle %s; under flood %s%n",
-        Runtime.getRuntime().availableProcessors(), o.idleCpu().describe(duration), o.floodCpu().describe(duration));
+        machineCpus, o.idleCpu().describe(duration),
+        o.floodCpu().describe(duration));
     FloodHttp.Flooded f = o.flood();
-    double seconds = duration.toNanos() / 1e9;
-    out.printf(Locale.ROOT, "token A, %d at once: %,d requests (%,.0f/s): %,d refused 429 (%,d with Retry-After), "
-            + "%,d served, %,d other%s%n",
-        floodClients, f.served() + f.refused() + f.other(), (f.served() + f.refused() + f.other()) / seconds,
+    out.printf(Locale.ROOT, "token A, %d at once from its own process: %,d requests in %s (%,.0f/s offered): "
+            + "%,d refused 429 (%,d with Retry-After), %,d served, %,d other%s%n",
+        floodClients, f.requests(), seconds(f.sending()), f.offeredPerSecond(),
         f.refused(), f.refusedWithRetryAfter(), f.served(), f.other(),
         f.firstOther() == null ? "" : " (first: " + f.firstOther() + ")");
     out.printf(Locale.ROOT, "every 429 carried Retry-After: %s%n",

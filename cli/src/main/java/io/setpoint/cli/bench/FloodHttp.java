@@ -15,9 +15,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The HTTP/JSON clients of {@code bench flood}: a paced reader whose latency is measured, and a
- * flood of concurrent requests with another token. Each uses its own {@link HttpClient} (its own
- * connections) over HTTP/1.1, as curl and most scripts do, so the flood's connections are not the
- * reader's.
+ * flood of concurrent requests with another token (sent from a process of its own, {@link
+ * FloodClientCommand}). Each uses its own {@link HttpClient} (its own connections) over HTTP/1.1,
+ * as curl and most scripts do.
  */
 final class FloodHttp {
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
@@ -81,8 +81,37 @@ final class FloodHttp {
     return new Reads(latencies, refused, failed, firstFailure);
   }
 
-  /** What the flood got: answered 200, 429 (and how many of those said when to retry), anything else. */
-  record Flooded(long served, long refused, long refusedWithRetryAfter, long other, String firstOther) {}
+  /**
+   * What the flood got: answered 200, 429 (and how many of those said when to retry), anything
+   * else, over {@code sending} (from the first request sent to {@link Flood#stop()}).
+   */
+  record Flooded(long served, long refused, long refusedWithRetryAfter, long other, Duration sending,
+      String firstOther) {
+    /** The word that starts {@link #line()}. */
+    static final String ANSWER = "flooded";
+
+    long requests() {
+      return served + refused + other;
+    }
+
+    /** Requests sent per second: the rate the flood offered, as fast as its answers came. */
+    double offeredPerSecond() {
+      return sending.isZero() ? 0 : requests() / (sending.toNanos() / 1e9);
+    }
+
+    /** One line for a parent process: {@code flooded SERVED REFUSED RETRY_AFTER OTHER NANOS [FIRST_OTHER]}. */
+    String line() {
+      return ANSWER + " " + served + " " + refused + " " + refusedWithRetryAfter + " " + other + " " + sending.toNanos()
+          + (firstOther == null ? "" : " " + firstOther.replace('\n', ' '));
+    }
+
+    /** A {@link #line()} after its first word. */
+    static Flooded parse(String fields) {
+      String[] f = fields.split(" ", 6);
+      return new Flooded(Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
+          Duration.ofNanos(Long.parseLong(f[4])), f.length > 5 ? f[5] : null);
+    }
+  }
 
   /**
    * {@code clients} virtual threads sending {@code request} back to back, as fast as the answers
@@ -96,6 +125,7 @@ final class FloodHttp {
     private final LongAdder other = new LongAdder();
     private final AtomicReference<String> firstOther = new AtomicReference<>();
     private final List<Thread> threads = new ArrayList<>();
+    private final long started = System.nanoTime();
 
     Flood(HttpClient http, HttpRequest request, int clients) {
       for (int i = 0; i < clients; i++) {
@@ -133,10 +163,11 @@ final class FloodHttp {
     /** Stops sending, waits for the requests in flight, and returns what the flood got. */
     Flooded stop() throws InterruptedException {
       running.set(false);
+      Duration sending = Duration.ofNanos(System.nanoTime() - started);
       for (Thread thread : threads) {
         thread.join();
       }
-      return new Flooded(served.sum(), refused.sum(), retryAfter.sum(), other.sum(), firstOther.get());
+      return new Flooded(served.sum(), refused.sum(), retryAfter.sum(), other.sum(), sending, firstOther.get());
     }
   }
 }

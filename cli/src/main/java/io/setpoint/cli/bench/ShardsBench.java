@@ -5,13 +5,8 @@ import io.setpoint.cli.ElectionOptions;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.server.agent.Agent;
 import io.setpoint.storage.memory.MemoryBackend;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,9 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -73,30 +66,8 @@ final class ShardsBench implements Callable<Integer> {
       description = "Keep each member's log in DIR (default: a temporary directory, deleted).")
   private Path logs;
 
-  private final List<Member> members = new ArrayList<>();
+  private final List<LineProcess> members = new ArrayList<>();
   private int started;
-
-  /** One member process and the lines it printed, in order. */
-  private record Member(String name, Process process, Writer stdin, BlockingQueue<String> lines) {
-    String ask(String command, String answer, Duration timeout) throws IOException, InterruptedException {
-      stdin.write(command + "\n");
-      stdin.flush();
-      return await(answer, timeout);
-    }
-
-    String await(String answer, Duration timeout) throws InterruptedException {
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (true) {
-        String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        if (line == null) {
-          throw new IllegalStateException(name + " did not answer " + answer + " within " + timeout);
-        }
-        if (line.startsWith(answer + " ")) {
-          return line.substring(answer.length() + 1);
-        }
-      }
-    }
-  }
 
   /** One pass over the keys: its reconciles per second, and who reconciled what. */
   private record Pass(double perSecond, Map<String, String> owners, List<Long> cacheBytes) {}
@@ -117,7 +88,7 @@ final class ShardsBench implements Callable<Integer> {
     try (Agent agent = Agent.builder().port(0).acls(false).backend(store).types(DemoTypes::register).start()) {
       return run(out, "127.0.0.1:" + agent.port(), work, wait);
     } finally {
-      for (Member m : members) {
+      for (LineProcess m : members) {
         m.process().destroyForcibly();
       }
       try (var files = Files.list(work)) {
@@ -147,7 +118,7 @@ final class ShardsBench implements Callable<Integer> {
       Pass many = pass(work, wait);
       boolean split = many.owners().size() == artists;
 
-      Member killed = members.remove(0);
+      LineProcess killed = members.remove(0);
       killed.process().destroyForcibly();
       long t0 = System.nanoTime();
       awaitSettled(wait);
@@ -156,7 +127,7 @@ final class ShardsBench implements Callable<Integer> {
       Pass after = pass(work, wait);
       boolean pickedUp = after.owners().size() == artists;
 
-      Member joiner = start(address, work);
+      LineProcess joiner = start(address, work);
       awaitSettled(wait);
       Pass joined = pass(work, wait);
       long took = joined.owners().values().stream().filter(joiner.name()::equals).count();
@@ -185,7 +156,7 @@ final class ShardsBench implements Callable<Integer> {
       return split && pickedUp && joined.owners().size() == artists ? 0 : 1;
     } catch (IllegalStateException e) {
       // Say why a member failed, from its log, while the agent still runs.
-      for (Member m : members) {
+      for (LineProcess m : members) {
         Path log = work.resolve(m.name() + ".log");
         if (Files.exists(log)) {
           List<String> lines = Files.readAllLines(log);
@@ -203,7 +174,7 @@ final class ShardsBench implements Callable<Integer> {
     Map<String, String> owners = new HashMap<>();
     Set<String> twice = new HashSet<>();
     List<Long> cache = new ArrayList<>();
-    for (Member m : members) {
+    for (LineProcess m : members) {
       Path file = work.resolve(m.name() + ".keys");
       m.ask("keys " + file, "keys", wait);
       for (String key : Files.readAllLines(file)) {
@@ -221,13 +192,13 @@ final class ShardsBench implements Callable<Integer> {
 
   /** Every member reconciles all it owns once, at the same time: the keys over the slowest member's time. */
   private double timedPass(Duration wait) throws IOException, InterruptedException {
-    for (Member m : members) {
+    for (LineProcess m : members) {
       m.stdin().write("pass\n");
       m.stdin().flush();
     }
     long keys = 0;
     long slowest = 0;
-    for (Member m : members) {
+    for (LineProcess m : members) {
       String[] done = m.await("pass", wait).split(" ");
       keys += Long.parseLong(done[0]);
       slowest = Math.max(slowest, Long.parseLong(done[1]));
@@ -241,7 +212,7 @@ final class ShardsBench implements Callable<Integer> {
     while (System.nanoTime() < deadline) {
       long slots = 0;
       boolean agreed = true;
-      for (Member m : members) {
+      for (LineProcess m : members) {
         String[] stats = m.ask("stats", "stats", wait).split(" ");
         agreed &= Integer.parseInt(stats[0]) == members.size() && Boolean.parseBoolean(stats[3]);
         slots += Long.parseLong(stats[1]);
@@ -254,36 +225,24 @@ final class ShardsBench implements Callable<Integer> {
     throw new IllegalStateException("the shard group did not settle within " + wait);
   }
 
-  private Member start(String address, Path work) throws IOException {
+  private LineProcess start(String address, Path work) throws IOException {
     String name = "member-" + (++started);
     List<String> args = new ArrayList<>(List.of("bench", "shard-member", "-address", address, "-member", name,
         "-concurrency", Integer.toString(concurrency), "-io", io.toMillis() + "ms"));
     args.addAll(timing.args());
     Path dir = logs != null ? Files.createDirectories(logs) : work;
-    Process process = new ProcessBuilder(Bench.cliCommand(args)).redirectError(ProcessBuilder.Redirect.appendTo(
-        dir.resolve(name + ".log").toFile())).start();
-    BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    Thread.ofVirtual().name("bench-" + name).start(() -> {
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = in.readLine()) != null) {
-          lines.add(line);
-        }
-      } catch (IOException e) {
-        // the process ended
-      }
-    });
-    Member member = new Member(name, process, new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8), lines);
+    LineProcess member = LineProcess.start(name, new ProcessBuilder(Bench.cliCommand(args))
+        .redirectError(ProcessBuilder.Redirect.appendTo(dir.resolve(name + ".log").toFile())));
     members.add(member);
     return member;
   }
 
   /** Closes every member's stdin, so each leaves the group cleanly, and waits for it to exit. */
   private void stopAll() throws IOException, InterruptedException {
-    for (Member m : members) {
+    for (LineProcess m : members) {
       m.stdin().close();
     }
-    for (Member m : members) {
+    for (LineProcess m : members) {
       if (!m.process().waitFor(60, TimeUnit.SECONDS)) {
         m.process().destroyForcibly();
       }

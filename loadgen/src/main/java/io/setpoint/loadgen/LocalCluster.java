@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,20 +107,31 @@ public final class LocalCluster implements AutoCloseable {
     return !members.isEmpty() && members.stream().allMatch(ServerProcess::isAlive);
   }
 
-  /** Stops every member (in parallel) and deletes the directory. Idempotent. */
-  @Override
-  public void close() {
+  /**
+   * How long stopping took: from SIGTERM to every member's exit.
+   *
+   * @param killed how many members did not exit within the grace period and were killed
+   */
+  public record Stopped(Duration took, int killed) {}
+
+  /**
+   * Stops every member (in parallel: SIGTERM, then SIGKILL after a grace period) and says how long
+   * it took; the directory stays until {@link #close()}. Members already stopped count as exited.
+   */
+  public Stopped stop() {
     List<ServerProcess> stopping;
     synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
       stopping = List.copyOf(members);
     }
+    long start = System.nanoTime();
     List<Thread> stoppers = new ArrayList<>();
+    AtomicInteger killed = new AtomicInteger();
     for (ServerProcess member : stopping) {
-      stoppers.add(Thread.ofPlatform().name("stop-" + member.name()).start(member::close));
+      stoppers.add(Thread.ofPlatform().name("stop-" + member.name()).start(() -> {
+        if (!member.stop()) {
+          killed.incrementAndGet();
+        }
+      }));
     }
     for (Thread stopper : stoppers) {
       try {
@@ -129,6 +141,19 @@ public final class LocalCluster implements AutoCloseable {
         break;
       }
     }
+    return new Stopped(Duration.ofNanos(System.nanoTime() - start), killed.get());
+  }
+
+  /** Stops every member (in parallel) and deletes the directory. Idempotent. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    stop();
     deleteRecursively(dir);
     OPEN.remove(this);
   }

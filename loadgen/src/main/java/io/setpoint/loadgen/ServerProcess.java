@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 /** One server the generator started: an OS process whose output goes to a log file. */
 final class ServerProcess implements AutoCloseable {
   private static final Duration GRACE = Duration.ofSeconds(3);
+  private static final Duration POLL = Duration.ofMillis(10);
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
   private final String name;
@@ -80,7 +81,8 @@ final class ServerProcess implements AutoCloseable {
         throw new IllegalStateException(name + " not ready at " + url + " after " + timeout + " (" + last
             + "); the end of its log (" + log + "):\n" + logTail(30));
       }
-      Thread.sleep(100);
+      // Often enough that a start time read from this is accurate to about a hundredth of a second.
+      Thread.sleep(POLL.toMillis());
     }
   }
 
@@ -98,25 +100,31 @@ final class ServerProcess implements AutoCloseable {
    * SIGTERM, then SIGKILL if it has not exited within {@link #GRACE}: its data is thrown away, and
    * an etcd leader whose peers stopped first would otherwise spend seconds trying to hand over its
    * leadership. Idempotent.
+   *
+   * @return whether it exited by itself after SIGTERM (or had exited already)
    */
-  @Override
-  public void close() {
+  boolean stop() {
     if (!process.isAlive()) {
-      return;
+      return true;
     }
     process.destroy();
-    boolean interrupted = false;
+    boolean exited = false;
     try {
-      if (!process.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+      exited = process.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS);
+      if (!exited) {
         process.destroyForcibly();
         process.waitFor(5, TimeUnit.SECONDS);
       }
     } catch (InterruptedException e) {
-      interrupted = true;
+      Thread.currentThread().interrupt();
       process.destroyForcibly();
     }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
+    return exited;
+  }
+
+  /** {@link #stop()}. */
+  @Override
+  public void close() {
+    stop();
   }
 }

@@ -32,7 +32,6 @@ final class Bench {
     }
   }
 
-  /** "machine: 2 cores, Java 25.0.1 (Eclipse Adoptium), max heap 6144 MiB" */
   /**
    * The command line that runs this CLI with {@code args} in a new JVM: the same java, JVM options
    * and class path as this process.
@@ -47,6 +46,7 @@ final class Bench {
     return command;
   }
 
+  /** "machine: 2 cores, Java 25.0.1 (Eclipse Adoptium), max heap 6144 MiB" */
   static String machine() {
     return String.format("machine: %d cores, Java %s (%s), max heap %d MiB",
         Runtime.getRuntime().availableProcessors(),

@@ -16,6 +16,6 @@ import picocli.CommandLine.Command;
     },
     subcommands = {
       ReconcileLatencyBench.class, ColdStartBench.class, CacheMemoryBench.class, WritesBench.class, TypesBench.class,
-      FailoverBench.class, ShardsBench.class, ShardMemberCommand.class, FloodBench.class, FloodClientCommand.class
+      FailoverBench.class, ShardsBench.class, ShardMemberCommand.class, FloodBench.class, FloodClientCommand.class, StartupBench.class
     })
 public final class BenchCommand {}

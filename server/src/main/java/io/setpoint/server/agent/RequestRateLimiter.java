@@ -38,8 +38,8 @@ final class RequestRateLimiter implements DecoratingHttpServiceFunction {
   /**
    * @param perSecond requests per second each client may make on average
    * @param burst requests a client may make at once after being idle
+   * @param tokenKeys a name for the holder of a token secret, empty for a secret no token has
    */
-  /** @param tokenKeys a name for the holder of a token secret, empty for a secret no token has */
   RequestRateLimiter(double perSecond, int burst, Ticker ticker, MeterRegistry meters,
       Function<String, Optional<String>> tokenKeys) {
     if (!(perSecond > 0) || burst < 1) {

@@ -1,11 +1,13 @@
 package io.setpoint.server.agent;
 
 import com.linecorp.armeria.common.CommonPools;
+import com.linecorp.armeria.common.Flags;
 import com.linecorp.armeria.common.HttpRequest;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.grpc.GrpcSerializationFormats;
+import com.linecorp.armeria.common.util.EventLoopGroups;
 import com.linecorp.armeria.server.Server;
 import com.linecorp.armeria.server.ServerBuilder;
 import com.linecorp.armeria.server.grpc.GrpcService;
@@ -17,6 +19,7 @@ import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.channel.EventLoopGroup;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.opentelemetry.api.OpenTelemetry;
 import io.setpoint.api.tls.TlsFiles;
@@ -73,6 +76,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -101,9 +105,13 @@ public final class Agent implements AutoCloseable {
   /** How long a stopping leader waits for another member to take over. */
   private static final Duration HANDOVER_TIMEOUT = Duration.ofSeconds(3);
   /** How long a stopping server waits for requests to stop coming before it closes its connections. */
-  private static final Duration STOP_QUIET_PERIOD = Duration.ofMillis(100);
+  private static final Duration STOP_QUIET_PERIOD = Duration.ofMillis(20);
+  /** How long stopping waits for the server's I/O threads to end once every connection is closed. */
+  private static final Duration EVENT_LOOPS_TIMEOUT = Duration.ofSeconds(1);
 
   private final Server server;
+  /** The server's I/O threads, its own so that stopping ends them (see {@link #close()}). */
+  private final EventLoopGroup eventLoops;
   private final io.grpc.Server inProcess;
   private final Backend backend;
   private final Registry registry;
@@ -117,6 +125,7 @@ public final class Agent implements AutoCloseable {
 
   private Agent(
       Server server,
+      EventLoopGroup eventLoops,
       io.grpc.Server inProcess,
       Backend backend,
       Registry registry,
@@ -126,6 +135,7 @@ public final class Agent implements AutoCloseable {
       RuntimeTypes runtimeTypes,
       AtomicBoolean stopping) {
     this.server = server;
+    this.eventLoops = eventLoops;
     this.inProcess = inProcess;
     this.backend = backend;
     this.registry = registry;
@@ -197,6 +207,7 @@ public final class Agent implements AutoCloseable {
       backend.close();
       local.close();
       inProcess.shutdownNow();
+      stopEventLoops();
       log.info("Setpoint agent stopped");
       stopped.countDown();
     }
@@ -230,6 +241,21 @@ public final class Agent implements AutoCloseable {
     while (!stopping.isDone() && (!server.activePorts().isEmpty() || server.numConnections() > 0)
         && System.nanoTime() < deadline) {
       LockSupport.parkNanos(PORT_POLL.toNanos());
+    }
+  }
+
+  /**
+   * Ends the server's I/O threads once its connections are closed. A JVM exiting while threads wait
+   * in native code (epoll) gives them 300 ms to come back first, which was most of a stop.
+   */
+  private void stopEventLoops() {
+    try {
+      if (!eventLoops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS)
+          .await(EVENT_LOOPS_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn("the server's I/O threads did not end within {}", EVENT_LOOPS_TIMEOUT);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -587,8 +613,11 @@ public final class Agent implements AutoCloseable {
       } else {
         ApiTls.configure(serverBuilder, new InetSocketAddress(host, port), tlsMaterial);
       }
+      EventLoopGroup eventLoops = EventLoopGroups.newEventLoopGroup(Flags.numCommonWorkers(), "setpoint-io", true);
+      opened.add(() -> eventLoops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS));
       Server server =
           serverBuilder
+              .workerGroup(eventLoops, false)
               // The gRPC layer enforces maxRequestBytes with a proper RESOURCE_EXHAUSTED; the
               // HTTP layer only stops what is far beyond it.
               .maxRequestLength(2L * maxRequestBytes)
@@ -605,6 +634,10 @@ public final class Agent implements AutoCloseable {
               // A quiet period of zero turns graceful shutdown off: the requests in progress were
               // aborted, writes among them. A short one lets them finish (up to the timeout).
               .gracefulShutdownTimeout(STOP_QUIET_PERIOD, Duration.ofSeconds(5))
+              // Closing a connection at stop waited a second of "drain" after the first GOAWAY (HTTP/1:
+              // an idle keep-alive connection stayed open that long). One GOAWAY is enough: requests
+              // it turns away were never processed, and gRPC clients send them again elsewhere.
+              .connectionDrainDuration(Duration.ZERO)
               // A client closing its watch resets the stream, which Armeria's reporter would log every
               // 10 s as an unlogged exception with a stack trace; the services log their own failures.
               .unloggedExceptionsReportInterval(Duration.ZERO)
@@ -647,7 +680,7 @@ public final class Agent implements AutoCloseable {
         plugin.controllers(manager);
         log.info("plugin {} loaded", plugin.name());
       }
-      Agent agent = new Agent(server, inProcess, store, registry, manager, local, access, runtimeTypes, stopping);
+      Agent agent = new Agent(server, eventLoops, inProcess, store, registry, manager, local, access, runtimeTypes, stopping);
       log.info("Setpoint agent listening on {}:{} (gRPC, HTTP/JSON under /api){}", host, agent.port(),
           tlsMaterial == null ? "" : tls.mutual() ? " over mutual TLS" : " over TLS");
       log.info("At most {} client connections, {} per client address; idle ones close after {} ms",

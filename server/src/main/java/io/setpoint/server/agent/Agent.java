@@ -10,6 +10,7 @@ import com.linecorp.armeria.common.grpc.GrpcSerializationFormats;
 import com.linecorp.armeria.common.util.EventLoopGroups;
 import com.linecorp.armeria.server.Server;
 import com.linecorp.armeria.server.ServerBuilder;
+import com.linecorp.armeria.server.ServerMetrics;
 import com.linecorp.armeria.server.grpc.GrpcService;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
@@ -231,14 +232,18 @@ public final class Agent implements AutoCloseable {
   }
 
   /**
-   * Waits until the server has closed its port and every connection, or has stopped. Armeria
-   * completes a stop only once its acceptor threads have also waited out Netty's two-second quiet
-   * period, which every stop (and every test that starts an agent) paid; nothing is served once
-   * the port and the connections are closed.
+   * Waits until the server has closed its port and answered every request, or has stopped.
+   * Armeria completes a stop only once its acceptor threads have also waited out Netty's two-second
+   * quiet period, which every stop (and every test that starts an agent) paid; and it closes an
+   * idle keep-alive connection about a second after its port, which every stop with a client
+   * connected paid. Nothing more is served once the port is closed and no request is in progress;
+   * ending the I/O threads then closes the idle connections.
    */
   private void awaitPortsClosed(CompletableFuture<Void> stopping) {
     long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
-    while (!stopping.isDone() && (!server.activePorts().isEmpty() || server.numConnections() > 0)
+    ServerMetrics metrics = server.config().serverMetrics();
+    while (!stopping.isDone()
+        && (!server.activePorts().isEmpty() || metrics.pendingRequests() + metrics.activeRequests() > 0)
         && System.nanoTime() < deadline) {
       LockSupport.parkNanos(PORT_POLL.toNanos());
     }

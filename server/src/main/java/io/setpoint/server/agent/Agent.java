@@ -10,7 +10,6 @@ import com.linecorp.armeria.common.grpc.GrpcSerializationFormats;
 import com.linecorp.armeria.common.util.EventLoopGroups;
 import com.linecorp.armeria.server.Server;
 import com.linecorp.armeria.server.ServerBuilder;
-import com.linecorp.armeria.server.ServerMetrics;
 import com.linecorp.armeria.server.grpc.GrpcService;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
@@ -232,18 +231,15 @@ public final class Agent implements AutoCloseable {
   }
 
   /**
-   * Waits until the server has closed its port and answered every request, or has stopped.
-   * Armeria completes a stop only once its acceptor threads have also waited out Netty's two-second
-   * quiet period, which every stop (and every test that starts an agent) paid; and it closes an
-   * idle keep-alive connection about a second after its port, which every stop with a client
-   * connected paid. Nothing more is served once the port is closed and no request is in progress;
-   * ending the I/O threads then closes the idle connections.
+   * Waits until the server has closed its port and every connection, or has stopped. Armeria
+   * completes a stop only once its acceptor threads have also waited out Netty's two-second quiet
+   * period, which every stop (and every test that starts an agent) paid; nothing is served once
+   * the port and the connections are closed. Connections are not cut short: one closed without
+   * its GOAWAY fails the next call of a client that has not noticed yet ("channel closed").
    */
   private void awaitPortsClosed(CompletableFuture<Void> stopping) {
     long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
-    ServerMetrics metrics = server.config().serverMetrics();
-    while (!stopping.isDone()
-        && (!server.activePorts().isEmpty() || metrics.pendingRequests() + metrics.activeRequests() > 0)
+    while (!stopping.isDone() && (!server.activePorts().isEmpty() || server.numConnections() > 0)
         && System.nanoTime() < deadline) {
       LockSupport.parkNanos(PORT_POLL.toNanos());
     }
@@ -639,10 +635,6 @@ public final class Agent implements AutoCloseable {
               // A quiet period of zero turns graceful shutdown off: the requests in progress were
               // aborted, writes among them. A short one lets them finish (up to the timeout).
               .gracefulShutdownTimeout(STOP_QUIET_PERIOD, Duration.ofSeconds(5))
-              // Closing a connection at stop waited a second of "drain" after the first GOAWAY (HTTP/1:
-              // an idle keep-alive connection stayed open that long). One GOAWAY is enough: requests
-              // it turns away were never processed, and gRPC clients send them again elsewhere.
-              .connectionDrainDuration(Duration.ZERO)
               // A client closing its watch resets the stream, which Armeria's reporter would log every
               // 10 s as an unlogged exception with a stack trace; the services log their own failures.
               .unloggedExceptionsReportInterval(Duration.ZERO)

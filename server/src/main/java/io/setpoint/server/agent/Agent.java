@@ -234,8 +234,8 @@ public final class Agent implements AutoCloseable {
    * Waits until the server has closed its port and every connection, or has stopped. Armeria
    * completes a stop only once its acceptor threads have also waited out Netty's two-second quiet
    * period, which every stop (and every test that starts an agent) paid; nothing is served once
-   * the port and the connections are closed. Connections are not cut short: one closed without
-   * its GOAWAY fails the next call of a client that has not noticed yet ("channel closed").
+   * the port and the connections are closed. Connections are not cut short: one closed without a
+   * GOAWAY failed the next call of a client that had not noticed yet ("channel closed").
    */
   private void awaitPortsClosed(CompletableFuture<Void> stopping) {
     long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
@@ -635,6 +635,10 @@ public final class Agent implements AutoCloseable {
               // A quiet period of zero turns graceful shutdown off: the requests in progress were
               // aborted, writes among them. A short one lets them finish (up to the timeout).
               .gracefulShutdownTimeout(STOP_QUIET_PERIOD, Duration.ofSeconds(5))
+              // Closing a connection at stop waited a second of "drain" after a first GOAWAY. One
+              // GOAWAY naming the last stream served is enough: a client's streams past it were
+              // never processed, and gRPC clients send them again elsewhere.
+              .connectionDrainDuration(Duration.ZERO)
               // A client closing its watch resets the stream, which Armeria's reporter would log every
               // 10 s as an unlogged exception with a stack trace; the services log their own failures.
               .unloggedExceptionsReportInterval(Duration.ZERO)

@@ -302,7 +302,6 @@ public final class RaftBackend implements Backend, Replication {
     return written(resource, submit(write(resource, fence, requestId)));
   }
 
-  /** Completes on a thread of this backend's, never on one of Ratis's. */
   @Override
   public CompletableFuture<Resource> writeCasAsync(Resource resource, Fence fence) {
     return writeCasAsync(resource, fence, "");

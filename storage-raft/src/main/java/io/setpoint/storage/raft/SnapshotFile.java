@@ -1,5 +1,7 @@
 package io.setpoint.storage.raft;
 
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.engine.AppliedRequests.Applied;
 import io.setpoint.storage.raft.v1.AppliedRequest;
@@ -126,36 +128,33 @@ final class SnapshotFile {
       if (header == null || header.getFormat() != FORMAT) {
         throw new IOException(file + " is not a snapshot of format " + FORMAT + ": " + header);
       }
-      int count = count(file, header.getCount(), "resources");
-      List<Resource> resources = new ArrayList<>(count);
-      for (int i = 0; i < count; i++) {
-        Resource resource = Resource.parseDelimitedFrom(in);
-        if (resource == null) {
-          throw new IOException(file + " ends after " + i + " of " + count + " resources");
-        }
-        resources.add(resource);
-      }
-      int requestCount = count(file, header.getRequests(), "requests");
-      List<Applied> requests = new ArrayList<>(requestCount);
-      for (int i = 0; i < requestCount; i++) {
-        AppliedRequest request = AppliedRequest.parseDelimitedFrom(in);
-        if (request == null) {
-          throw new IOException(file + " ends after " + i + " of " + requestCount + " requests");
-        }
-        requests.add(new Applied(request.getRequestId(), request.getStored()));
-      }
+      List<Resource> resources = readDelimited(in, file, header.getCount(), "resources", Resource.parser());
+      List<Applied> requests = readDelimited(in, file, header.getRequests(), "requests", AppliedRequest.parser())
+          .stream().map(r -> new Applied(r.getRequestId(), r.getStored())).toList();
       if (in.read() != -1) {
-        throw new IOException(file + " holds more than its " + count + " resources and " + requestCount + " requests");
+        throw new IOException(file + " holds more than its " + resources.size() + " resources and "
+            + requests.size() + " requests");
       }
       return new Contents(header.getRevision(), resources, requests);
     }
   }
 
-  private static int count(Path file, long claimed, String what) throws IOException {
+  /** The {@code claimed} length-delimited messages next in {@code in}, all of them or an exception. */
+  private static <T extends MessageLite> List<T> readDelimited(
+      InputStream in, Path file, long claimed, String what, Parser<T> parser) throws IOException {
     if (claimed > Integer.MAX_VALUE) {
       throw new IOException(file + " claims " + claimed + " " + what);
     }
-    return (int) claimed;
+    int count = (int) claimed;
+    List<T> read = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      T message = parser.parseDelimitedFrom(in);
+      if (message == null) {
+        throw new IOException(file + " ends after " + i + " of " + count + " " + what);
+      }
+      read.add(message);
+    }
+    return read;
   }
 
   /**

@@ -31,6 +31,7 @@ class WritesBenchTest {
     assertThat(run.out())
         .contains("etcd is not installed at /nonexistent/etcd")
         .contains("2 closed-loop clients (one write in flight each), 10 keys per client, 256 B data, warm-up 0.2 s, measured 1.0 s")
+        .contains("agent JVM options: -Xms1g -Xmx1g")
         .doesNotContain("setpoint / etcd");
     for (String op : new String[] {"put", "cas"}) {
       Matcher row = Pattern.compile("1 +setpoint dev \\(memory\\) +" + op + " +([0-9,]+) +([0-9.]+) ms +([0-9.]+) ms +([0-9.]+) ms +([0-9]+) +([0-9,]+) us")
@@ -60,5 +61,13 @@ class WritesBenchTest {
 
     assertThat(run.code()).isEqualTo(2);
     assertThat(run.err()).contains("-no-setpoint and -no-etcd leave nothing to run");
+  }
+
+  @Test
+  void anAgentHeapThatIsNoSizeIsAUsageError() {
+    CliRun run = CliRun.run("bench", "writes", "-agent-heap", "lots");
+
+    assertThat(run.code()).isEqualTo(2);
+    assertThat(run.err()).contains("-agent-heap must be a size such as 512m or 2g, or 'jvm', was 'lots'");
   }
 }

@@ -99,7 +99,7 @@ final class WritesBench implements Callable<Integer> {
   @Option(names = "-agent-heap", paramLabel = "SIZE", defaultValue = DEFAULT_AGENT_HEAP,
       description = "Every agent's heap, fixed (-Xms and -Xmx), e.g. 512m or 2g; 'jvm' leaves the JVM's own sizing "
           + "(default: ${DEFAULT-VALUE}). The JVM's own starts small and grows towards a quarter of the machine's "
-          + "memory under load, and a follower's heap grown to 3 GiB paused it for 250-720 ms per young GC.")
+          + "memory under load, and a follower's heap grown to 3 GiB paused it for up to 720 ms per young GC.")
   private String agentHeap;
 
   @Option(names = "-setpoint-acls", paramLabel = "MODE", defaultValue = "off",
@@ -232,7 +232,7 @@ final class WritesBench implements Callable<Integer> {
    * at a 64th of the machine's memory and is grown under load towards a quarter of it: on the
    * 2-core, 24 GiB benchmark machine the followers of a three-node cluster at 256 clients grew
    * theirs to 3 GiB, and every young GC that grew it touched fresh pages (as much system time as
-   * collecting) and paused that member for 250-720 ms, which every writer through it waited out.
+   * collecting) and paused that member for up to 720 ms, which every writer through it waited out.
    */
   static List<String> agentJvmOptions(String heap, List<String> extra) {
     List<String> options = new ArrayList<>();

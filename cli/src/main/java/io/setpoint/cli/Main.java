@@ -5,6 +5,9 @@ import io.setpoint.cli.bench.BenchCommand;
 import io.setpoint.client.SetpointException;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -28,13 +31,19 @@ import picocli.CommandLine.UnmatchedArgumentException;
     mixinStandardHelpOptions = true,
     scope = CommandLine.ScopeType.INHERIT,
     versionProvider = Main.Version.class,
-    description = "A resource-oriented control plane for the JVM.",
-    subcommands = {AgentCommand.class, ResourceCommand.class, TypeCommand.class, AclCommand.class, OperatorCommand.class, SnapshotCommand.class, BenchCommand.class,
-        ControllerCommand.class, WhyCommand.class, DemoCommand.class,
-        CommandLine.HelpCommand.class})
+    description = "A resource-oriented control plane for the JVM.")
 public final class Main {
   static final int FAILED = 1;
   static final int USAGE = 2;
+
+  /**
+   * The subcommands by name, in the order help lists them. Building a command's model is most of
+   * a short command's run time, so a run builds only the one it names (see {@link #commandLine}).
+   */
+  private static final Map<String, Class<?>> SUBCOMMANDS = subcommands(
+      AgentCommand.class, ResourceCommand.class, TypeCommand.class, AclCommand.class, OperatorCommand.class,
+      SnapshotCommand.class, BenchCommand.class, ControllerCommand.class, WhyCommand.class, DemoCommand.class,
+      CommandLine.HelpCommand.class);
 
   private final InputStream stdin;
 
@@ -44,16 +53,36 @@ public final class Main {
 
   /** Runs the command line and exits with its code. */
   public static void main(String[] args) {
-    System.exit(commandLine(System.in).execute(args));
+    System.exit(commandLine(System.in, args).execute(args));
   }
 
-  /** The command line, reading {@code -f -} documents from {@code stdin}. */
-  static CommandLine commandLine(InputStream stdin) {
+  /**
+   * The command line for {@code args}, reading {@code -f -} documents from {@code stdin}. When the
+   * first argument names a subcommand, only that one is built; {@code --version} builds none; help,
+   * usage errors and anything else get all of them, so help lists every command and a misspelt one
+   * gets suggestions.
+   */
+  static CommandLine commandLine(InputStream stdin, String... args) {
     CommandLine cmd = new CommandLine(new Main(stdin));
+    String first = args.length == 0 ? "" : args[0];
+    Class<?> named = SUBCOMMANDS.get(first);
+    if (named != null && named != CommandLine.HelpCommand.class) {
+      cmd.addSubcommand(named);
+    } else if (!(args.length == 1 && (first.equals("--version") || first.equals("-V")))) {
+      SUBCOMMANDS.values().forEach(cmd::addSubcommand);
+    }
     cmd.setCaseInsensitiveEnumValuesAllowed(true);
     cmd.setExecutionExceptionHandler(Main::onFailure);
     cmd.setParameterExceptionHandler(Main::onUsageError);
     return cmd;
+  }
+
+  private static Map<String, Class<?>> subcommands(Class<?>... commands) {
+    Map<String, Class<?>> byName = new LinkedHashMap<>();
+    for (Class<?> command : commands) {
+      byName.put(command.getAnnotation(Command.class).name(), command);
+    }
+    return Collections.unmodifiableMap(byName);
   }
 
   InputStream stdin() {

@@ -42,7 +42,7 @@ final class CliRun {
   }
 
   private void execute() {
-    var cmd = Main.commandLine(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
+    var cmd = Main.commandLine(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), args);
     cmd.setOut(new PrintWriter(out, true));
     cmd.setErr(new PrintWriter(err, true));
     code = cmd.execute(args);

@@ -5,33 +5,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.PatternLayout;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.LoggingEvent;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
+import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.Layout;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The log format the distribution ships ({@code logback.xml}): a reconcile's lines carry its
+ * The log format the distribution ships ({@link LogConfigurator}): a reconcile's lines carry its
  * controller and resource (or a loop's key) from the MDC, and other lines stay as they were.
  */
 class LogFormatTest {
   @Test
-  void aReconcilesLinesNameItsControllerAndResourceAndOthersDoNot() throws Exception {
-    String xml;
-    try (InputStream in = LogFormatTest.class.getResourceAsStream("/logback.xml")) {
-      xml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-    Matcher pattern = Pattern.compile("<pattern>(.*)</pattern>").matcher(xml);
-    assertThat(pattern.find()).as("logback.xml has a pattern").isTrue();
+  void aReconcilesLinesNameItsControllerAndResourceAndOthersDoNot() {
     LoggerContext context = new LoggerContext();
-    PatternLayout layout = new PatternLayout();
-    layout.setContext(context);
-    layout.setPattern(pattern.group(1));
-    layout.start();
+    LogConfigurator.apply(context, null);
+    Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+    var console = (ConsoleAppender<ILoggingEvent>) root.getAppender("CONSOLE");
+    assertThat(console.getTarget()).isEqualTo("System.err");
+    Layout<ILoggingEvent> layout = ((PatternLayoutEncoder) console.getEncoder()).getLayout();
     Logger logger = context.getLogger("io.setpoint.controller.manager.Workers");
 
     assertThat(line(layout, logger, Level.INFO, "plain", Map.of())).endsWith("[INFO ] Workers: plain");
@@ -45,7 +39,20 @@ class LogFormatTest {
         .endsWith("[INFO ] Workers: [demo-artist] a/b trace=4bf92f3577b34da6a3ce929d0e0e4736 traced");
   }
 
-  private static String line(PatternLayout layout, Logger logger, Level level, String message, Map<String, String> mdc) {
+  @Test
+  void theRootLevelIsInfoUnlessGivenAndTheLibrariesOnlyWarn() {
+    LoggerContext defaults = new LoggerContext();
+    LogConfigurator.apply(defaults, null);
+    assertThat(defaults.getLogger(Logger.ROOT_LOGGER_NAME).getLevel()).isEqualTo(Level.INFO);
+    for (String library : new String[] {"com.linecorp.armeria", "io.netty", "io.grpc", "org.apache.ratis"}) {
+      assertThat(defaults.getLogger(library).getEffectiveLevel()).as(library).isEqualTo(Level.WARN);
+    }
+    LoggerContext quiet = new LoggerContext();
+    LogConfigurator.apply(quiet, "WARN");
+    assertThat(quiet.getLogger("io.setpoint.server.agent.Agent").getEffectiveLevel()).isEqualTo(Level.WARN);
+  }
+
+  private static String line(Layout<ILoggingEvent> layout, Logger logger, Level level, String message, Map<String, String> mdc) {
     LoggingEvent event = new LoggingEvent(Logger.FQCN, logger, level, message, null, null);
     event.setMDCPropertyMap(mdc);
     return layout.doLayout(event).stripTrailing();

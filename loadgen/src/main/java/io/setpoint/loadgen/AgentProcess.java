@@ -121,6 +121,7 @@ public final class AgentProcess {
     if (Runtime.version().feature() >= 23) {
       command.add("--sun-misc-unsafe-memory-access=allow");
     }
+    command.addAll(AotCache.AGENT.flags());
     command.addAll(options);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));

@@ -10,6 +10,7 @@ import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.demo.v2.Genre;
 import io.setpoint.storage.Backend;
+import io.setpoint.loadgen.AotCache;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,13 +35,16 @@ final class Bench {
 
   /**
    * The command line that runs this CLI with {@code args} in a new JVM: the same java, JVM options
-   * and class path as this process.
+   * and class path as this process, and the CLI's AOT cache where this process has the agent's.
    */
   static List<String> cliCommand(List<String> args) {
     String java = ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException(
         "cannot tell which java runs this process"));
     List<String> command = new ArrayList<>(List.of(java));
-    command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+    ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+        .filter(arg -> !AotCache.isFlag(arg))
+        .forEach(command::add);
+    command.addAll(AotCache.CLI.flags());
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.setpoint.cli.Main"));
     command.addAll(args);
     return command;

@@ -2,6 +2,7 @@ package io.setpoint.cli.bench;
 
 import io.setpoint.cli.DurationConverter;
 import io.setpoint.loadgen.AgentProcess;
+import io.setpoint.loadgen.AotCache;
 import io.setpoint.loadgen.EtcdProcess;
 import io.setpoint.loadgen.LocalCluster;
 import java.io.IOException;
@@ -70,6 +71,9 @@ final class StartupBench implements Callable<Integer> {
     boolean runEtcd = !noEtcd && EtcdProcess.installed(etcd);
     String etcdLabel = "etcd " + WritesBench.etcdVersion(etcd);
     out.println(Bench.machine());
+    out.println(AotCache.AGENT.path().map(agentCache -> "AOT caches: " + agentCache + " for the agents, "
+            + AotCache.CLI.path().map(Path::toString).orElse("none") + " for the CLI commands")
+        .orElse("AOT caches: none (./setpoint on JDK 25+ gives the build's caches; SETPOINT_NO_AOT turns them off)"));
     out.printf(Locale.ROOT, "load average at start: %s%n", WritesBench.loadAverage());
     if (!noEtcd && !runEtcd) {
       out.println("etcd is not installed at " + etcd + " (Debian: apt-get install etcd-server); reporting Setpoint alone.");

@@ -1,0 +1,233 @@
+package io.setpoint.cli;
+
+import io.setpoint.loadgen.Op;
+import io.setpoint.loadgen.Ports;
+import io.setpoint.loadgen.SetpointTarget;
+import io.setpoint.loadgen.WriteLoad;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import picocli.CommandLine;
+
+/**
+ * The training runs behind the distribution's AOT caches (JDK 25+): what a user does first, so the
+ * classes it loads, linked, and the profiles of the methods it runs are there for every later
+ * {@code setpoint} JVM from its first instruction.
+ *
+ * <p>Two caches, because a JVM loads every class of its cache as it starts: the agent's thousands
+ * would cost a short CLI command more than they save it.
+ * <ul>
+ *   <li>{@code agent CLI_CONFIGURATION}: starts {@code agent -dev} and a durable node in this JVM,
+ *       calls their HTTP API, writes to each from a few closed-loop gRPC clients (the load
+ *       generator of {@code setpoint bench}), and stops them. While both run, it runs the CLI
+ *       training in a JVM of its own, recording into {@code CLI_CONFIGURATION}.
+ *   <li>{@code cli DEV_ADDRESS DURABLE_ADDRESS}: the README's commands against those agents.
+ * </ul>
+ *
+ * <p>The build runs it ({@code cli/pom.xml}, profile {@code aot-cache}); a command that fails
+ * fails the build, so it doubles as a smoke test of the distribution.
+ */
+public final class AotTraining {
+  /** How long each agent takes writes from the load clients: long enough for profiles to form. */
+  private static final Duration LOAD = Duration.ofSeconds(4);
+  private static final Duration TIMEOUT = Duration.ofSeconds(60);
+  private static final String ARTIST = """
+      id: {type: demo.v2.Artist, name: miles-davis}
+      metadata:
+        label: columbia
+      data:
+        name: Miles Davis
+        groupMembers:
+          miles: trumpet
+          coltrane: saxophone
+      """;
+
+  private AotTraining() {}
+
+  /** {@code agent CLI_CONFIGURATION} or {@code cli DEV_ADDRESS DURABLE_ADDRESS}; exits non-zero when a step fails. */
+  public static void main(String[] args) throws Exception {
+    if (args.length == 2 && args[0].equals("agent")) {
+      trainAgents(Path.of(args[1]));
+    } else if (args.length == 3 && args[0].equals("cli")) {
+      trainCli(args[1], args[2]);
+    } else {
+      System.err.println("usage: AotTraining agent CLI_CONFIGURATION | AotTraining cli DEV_ADDRESS DURABLE_ADDRESS");
+      System.exit(2);
+    }
+    // The agents' non-daemon threads are gone; exit for the JVM to write what it recorded.
+    System.exit(0);
+  }
+
+  private static void trainAgents(Path cliConfiguration) throws Exception {
+    long start = System.nanoTime();
+    Path dataDir = Files.createTempDirectory("setpoint-aot-training");
+    List<Integer> ports = Ports.pick(0, 3);
+    String dev = "127.0.0.1:" + ports.get(0);
+    String durable = "127.0.0.1:" + ports.get(1);
+    try (RunningAgent devAgent = RunningAgent.start(List.of("agent", "-dev", "-port", Integer.toString(ports.get(0))));
+        RunningAgent durableAgent = RunningAgent.start(List.of("agent", "-data-dir", dataDir.resolve("node").toString(),
+            "-port", Integer.toString(ports.get(1)), "-raft-port", Integer.toString(ports.get(2)),
+            "-demo-types", "-no-demo-controllers", "-no-acls"))) {
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      devAgent.awaitReady(http, dev);
+      durableAgent.awaitReady(http, durable);
+      cliInOwnJvm(cliConfiguration, dev, durable);
+      for (String address : List.of(dev, durable)) {
+        String nina = "http://" + address + "/api/demo/v2/Artist/nina";
+        http(http, HttpRequest.newBuilder(URI.create(nina)).header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString(
+                "{\"data\": {\"name\": \"Nina Simone\", \"discography\": [\"Pastel Blues\"]}}"))
+            .build());
+        http(http, HttpRequest.newBuilder(URI.create(nina + "/owned")).build());
+        http(http, HttpRequest.newBuilder(URI.create(nina)).DELETE().build());
+        http(http, HttpRequest.newBuilder(URI.create("http://" + address + "/metrics")).build());
+        load(address);
+      }
+    } finally {
+      try (Stream<Path> files = Files.walk(dataDir)) {
+        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+    System.out.printf("aot training: agents done in %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+  }
+
+  /**
+   * Runs {@code cli} in a new JVM with this one's java, flags and class path, recording into {@code
+   * configuration} when this JVM records too.
+   */
+  private static void cliInOwnJvm(Path configuration, String dev, String durable)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElseThrow());
+    for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      command.add(arg.startsWith("-XX:AOTConfiguration=") ? "-XX:AOTConfiguration=" + configuration : arg);
+    }
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), AotTraining.class.getName(), "cli", dev, durable));
+    Process cli = new ProcessBuilder(command).inheritIO().start();
+    if (!cli.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+      cli.destroyForcibly();
+      throw new IllegalStateException("the CLI training did not end within " + TIMEOUT);
+    }
+    if (cli.exitValue() != 0) {
+      throw new IllegalStateException("the CLI training failed (exit " + cli.exitValue() + ")");
+    }
+  }
+
+  private static void trainCli(String dev, String durable) {
+    long start = System.nanoTime();
+    run(List.of("--version"), "");
+    run(List.of("-h"), "");
+    run(List.of("resource", "list", "-h"), "");
+    List<String> at = List.of("-address", dev);
+    run(concat(List.of("resource", "apply", "-f", "-"), at), ARTIST);
+    run(concat(List.of("resource", "list", "demo.v2.Artist"), at), "");
+    run(concat(List.of("resource", "read", "demo.v2.Artist", "miles-davis"), at), "");
+    run(concat(List.of("resource", "read", "demo.v2.Artist", "miles-davis", "-o", "yaml"), at), "");
+    run(concat(List.of("resource", "list", "demo.v2.Album", "-partition", "*", "-namespace", "*"), at), "");
+    run(concat(List.of("type", "list"), at), "");
+    run(concat(List.of("controller", "list"), at), "");
+    run(concat(List.of("resource", "delete", "demo.v2.Artist", "miles-davis"), at), "");
+    run(List.of("operator", "raft", "list-peers", "-address", durable), "");
+    System.out.printf("aot training: CLI commands done in %d ms%n",
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+  }
+
+  /** Puts, then compare-and-swaps, from four closed-loop gRPC clients: the path of a busy agent. */
+  private static void load(String address) throws InterruptedException {
+    try (SetpointTarget target = SetpointTarget.connect(List.of(address), null, TIMEOUT.toMillis())) {
+      WriteLoad.awaitWritable(target, TIMEOUT);
+      WriteLoad load = WriteLoad.prepare(target, new WriteLoad.Options(4, 8, LOAD.dividedBy(4), LOAD.dividedBy(4)));
+      System.out.println("aot training: " + load.run(Op.PUT));
+      System.out.println("aot training: " + load.run(Op.CAS));
+    }
+  }
+
+  private static void http(HttpClient http, HttpRequest request) throws IOException, InterruptedException {
+    HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() >= 300) {
+      throw new IllegalStateException(request.method() + " " + request.uri() + " answered " + response.statusCode()
+          + ": " + response.body());
+    }
+  }
+
+  /** Runs one CLI command in this JVM, as {@code setpoint} would; throws when it fails. */
+  private static void run(List<String> args, String stdin) {
+    String[] argv = args.toArray(String[]::new);
+    CommandLine cmd = Main.commandLine(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), argv);
+    StringWriter out = new StringWriter();
+    cmd.setOut(new PrintWriter(out, true));
+    cmd.setErr(new PrintWriter(out, true));
+    int code = cmd.execute(argv);
+    // An agent's run ends with the interrupt that stops it.
+    if (code != 0 && !(args.get(0).equals("agent") && Thread.currentThread().isInterrupted())) {
+      throw new IllegalStateException("setpoint " + String.join(" ", args) + " exited " + code + ":\n" + out);
+    }
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    return Stream.concat(a.stream(), b.stream()).toList();
+  }
+
+  /** {@code setpoint agent ...} on a thread of this JVM, stopped by an interrupt as on Ctrl-C. */
+  private record RunningAgent(Thread thread, AtomicReference<RuntimeException> failed) implements AutoCloseable {
+    static RunningAgent start(List<String> args) {
+      AtomicReference<RuntimeException> failed = new AtomicReference<>();
+      Thread thread = Thread.ofPlatform().name("aot-training-agent").start(() -> {
+        try {
+          run(args, "");
+        } catch (RuntimeException e) {
+          failed.set(e);
+        }
+      });
+      return new RunningAgent(thread, failed);
+    }
+
+    void awaitReady(HttpClient http, String address) throws InterruptedException {
+      URI readyz = URI.create("http://" + address + "/readyz");
+      long deadline = System.nanoTime() + TIMEOUT.toNanos();
+      while (System.nanoTime() < deadline) {
+        if (!thread.isAlive()) {
+          throw new IllegalStateException("the training agent exited before it was ready", failed.get());
+        }
+        try {
+          if (http.send(HttpRequest.newBuilder(readyz).build(), HttpResponse.BodyHandlers.discarding())
+              .statusCode() == 200) {
+            return;
+          }
+        } catch (IOException notYet) {
+          // Not listening yet.
+        }
+        Thread.sleep(20);
+      }
+      throw new IllegalStateException("the training agent at " + address + " was not ready within " + TIMEOUT);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      thread.interrupt();
+      thread.join(TIMEOUT);
+      if (thread.isAlive()) {
+        throw new IllegalStateException("the training agent did not stop within " + TIMEOUT + " of an interrupt");
+      }
+      if (failed.get() != null) {
+        throw failed.get();
+      }
+    }
+  }
+}

@@ -25,16 +25,17 @@ class WritesBenchTest {
   void reportsSetpointAloneWhenEtcdIsNotInstalled() throws Exception {
     Set<String> before = benchDirs();
     CliRun run = CliRun.run("bench", "writes", "-setpoint-mode", "dev", "-etcd", "/nonexistent/etcd",
-        "-clients", "2", "-keys", "10", "-warmup", "200ms", "-duration", "1s");
+        "-clients", "2", "-keys", "10", "-first", "500ms", "-warmup", "200ms", "-duration", "1s");
 
     assertThat(run.code()).as(run.toString()).isZero();
     assertThat(run.out())
         .contains("etcd is not installed at /nonexistent/etcd")
-        .contains("2 closed-loop clients (one write in flight each), 10 keys per client, 256 B data, warm-up 0.2 s, measured 1.0 s")
+        .contains("2 closed-loop clients (one write in flight each), 10 keys per client, 256 B data, first 0.5 s measured from the first write, then warm-up 0.2 s, measured 1.0 s")
         .contains("agent JVM options: -Xms1g -Xmx1g")
         .doesNotContain("setpoint / etcd");
-    for (String op : new String[] {"put", "cas"}) {
-      Matcher row = Pattern.compile("1 +setpoint dev \\(memory\\) +" + op + " +([0-9,]+) +([0-9.]+) ms +([0-9.]+) ms +([0-9.]+) ms +([0-9]+) +([0-9,]+) us")
+    // The first window measures the first operation from the first write; then each operation warm.
+    for (String window : new String[] {"put +first", "put +warm", "cas +warm"}) {
+      Matcher row = Pattern.compile("1 +setpoint dev \\(memory\\) +" + window + " +([0-9,]+) +([0-9.]+) ms +([0-9.]+) ms +([0-9.]+) ms +([0-9]+) +([0-9,]+) us")
           .matcher(run.out());
       assertThat(row.find()).as(run.out()).isTrue();
       assertThat(Long.parseLong(row.group(1).replace(",", ""))).isPositive();
@@ -43,6 +44,11 @@ class WritesBenchTest {
       // The agent's CPU time over the measured window, per write: an agent that served writes used some.
       assertThat(Long.parseLong(row.group(6).replace(",", ""))).isPositive();
     }
+    assertThat(run.out()).doesNotContain("cas   first");
+    Matcher warmUp = Pattern.compile("first window / warm, writes/s.*\n +setpoint dev \\(memory\\) +1 node +put +([0-9.]+)x")
+        .matcher(run.out());
+    assertThat(warmUp.find()).as(run.out()).isTrue();
+    assertThat(Double.parseDouble(warmUp.group(1))).isPositive();
     // The agent's temporary directory is gone with it.
     assertThat(benchDirs()).isSubsetOf(before);
   }
@@ -61,6 +67,14 @@ class WritesBenchTest {
 
     assertThat(run.code()).isEqualTo(2);
     assertThat(run.err()).contains("-no-setpoint and -no-etcd leave nothing to run");
+  }
+
+  @Test
+  void aNegativeFirstWindowIsAUsageError() {
+    CliRun run = CliRun.run("bench", "writes", "-first=-1s");
+
+    assertThat(run.code()).isEqualTo(2);
+    assertThat(run.err()).contains("Invalid value for option '-first'", "was '-1s'");
   }
 
   @Test

@@ -111,9 +111,18 @@ public final class WriteLoad {
    * opens and when it closes.
    */
   public Result run(Op op, LongSupplier serverCpuNanos) throws InterruptedException {
+    return run(op, options.warmup(), options.duration(), serverCpuNanos);
+  }
+
+  /**
+   * Like {@link #run(Op, LongSupplier)}, with this warm-up and measured window instead of the
+   * options': a zero warm-up measures from the first write, as a user's first minute sees it.
+   */
+  public Result run(Op op, Duration warmup, Duration duration, LongSupplier serverCpuNanos)
+      throws InterruptedException {
     long now = System.nanoTime();
-    long measureFrom = now + options.warmup().toNanos();
-    long end = measureFrom + options.duration().toNanos();
+    long measureFrom = now + warmup.toNanos();
+    long end = measureFrom + duration.toNanos();
     List<Stats> stats = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
     long cpuAtStart;
@@ -147,7 +156,7 @@ public final class WriteLoad {
       }
     }
     return new Result(target.system(), target.endpoints(), op, clients.size(),
-        options.duration().toNanos() / 1e9, sorted.length, errors, conflicts, firstError,
+        duration.toNanos() / 1e9, sorted.length, errors, conflicts, firstError,
         Latencies.percentile(sorted, 50), Latencies.percentile(sorted, 90), Latencies.percentile(sorted, 99),
         Latencies.percentile(sorted, 99.9), Latencies.percentile(sorted, 100),
         cpuAtStart < 0 || cpuAtEnd < 0 ? Result.CPU_UNKNOWN : cpuAtEnd - cpuAtStart);

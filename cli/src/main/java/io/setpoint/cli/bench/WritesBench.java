@@ -72,6 +72,12 @@ final class WritesBench implements Callable<Integer> {
           + "compiles for a minute or more on a 2-core machine; shorter warm-ups measure the compiler.")
   private Duration warmup;
 
+  @Option(names = "-first", paramLabel = "TIME", defaultValue = "30s", converter = DurationConverter.class,
+      description = "Also measure the first TIME of load, from the first write after the servers started, "
+          + "before any warm-up: what a user's new cluster does (default: ${DEFAULT-VALUE}; 0 to skip). "
+          + "Measured with the first of -ops; the warm-up follows it.")
+  private Duration first;
+
   @Option(names = "-duration", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
       description = "Measured window per system and operation (default: ${DEFAULT-VALUE}).")
   private Duration duration;
@@ -140,8 +146,10 @@ final class WritesBench implements Callable<Integer> {
     out.println(Bench.machine());
     out.printf(Locale.ROOT, "load average at start: %s%n", loadAverage());
     out.printf(Locale.ROOT,
-        "%d closed-loop clients (one write in flight each), %d keys per client, %d B data, warm-up %s, measured %s%n",
-        clients, keys, Target.PAYLOAD_BYTES, seconds(warmup), seconds(duration));
+        "%d closed-loop clients (one write in flight each), %d keys per client, %d B data, %swarm-up %s, measured %s%n",
+        clients, keys, Target.PAYLOAD_BYTES,
+        first.isZero() ? "" : "first " + seconds(first) + " measured from the first write, then ",
+        seconds(warmup), seconds(duration));
     if (!noSetpoint) {
       List<String> jvm = agentJvmOptions(agentHeap, agentJvmOptions);
       out.printf(Locale.ROOT, "agent JVM options: %s%n", jvm.isEmpty() ? "(none)" : String.join(" ", jvm));
@@ -185,12 +193,12 @@ final class WritesBench implements Callable<Integer> {
     }
 
     out.println();
-    out.printf(Locale.ROOT, "%-5s  %-26s  %-3s  %10s  %10s  %10s  %10s  %6s  %14s%n",
-        "nodes", "system", "op", "writes/s", "p50", "p99", "max", "errors", "server CPU/w");
+    out.printf(Locale.ROOT, "%-5s  %-26s  %-3s  %-5s  %10s  %10s  %10s  %10s  %6s  %14s%n",
+        "nodes", "system", "op", "phase", "writes/s", "p50", "p99", "max", "errors", "server CPU/w");
     for (Row row : rows) {
       Result r = row.result();
-      out.printf(Locale.ROOT, "%-5d  %-26s  %-3s  %,10.0f  %10s  %10s  %10s  %6d  %14s%n",
-          r.nodes(), row.label(), r.op().label(), r.writesPerSecond(),
+      out.printf(Locale.ROOT, "%-5d  %-26s  %-3s  %-5s  %,10.0f  %10s  %10s  %10s  %6d  %14s%n",
+          r.nodes(), row.label(), r.op().label(), row.phase().label, r.writesPerSecond(),
           Result.millis(r.p50()), Result.millis(r.p99()), Result.millis(r.max()), r.errors(),
           Double.isNaN(r.serverCpuMicrosPerWrite())
               ? "-"
@@ -251,6 +259,7 @@ final class WritesBench implements Callable<Integer> {
     out.printf(Locale.ROOT, "%s, %d node%s: starting%n", label, n, n == 1 ? "" : "s");
     out.flush();
     Started started;
+    long launched = System.nanoTime();
     try {
       started = starter.start();
     } catch (RuntimeException e) {
@@ -265,11 +274,18 @@ final class WritesBench implements Callable<Integer> {
       WriteLoad.awaitWritable(target, startTimeout);
       long t0 = System.nanoTime();
       WriteLoad load = WriteLoad.prepare(target, options);
-      out.printf(Locale.ROOT, "  wrote the %d initial keys in %.1f s%n",
-          options.clients() * options.keysPerClient(), (System.nanoTime() - t0) / 1e9);
+      out.printf(Locale.ROOT, "  wrote the %d initial keys in %.1f s, %.1f s after launch%n",
+          options.clients() * options.keysPerClient(), (System.nanoTime() - t0) / 1e9,
+          (System.nanoTime() - launched) / 1e9);
+      if (!first.isZero()) {
+        Result result = load.run(ops.get(0), Duration.ZERO, first, cluster::cpuNanos);
+        rows.add(new Row(label, Phase.FIRST, result));
+        out.println("  first: " + result);
+        out.flush();
+      }
       for (Op op : ops) {
         Result result = load.run(op, cluster::cpuNanos);
-        rows.add(new Row(label, result));
+        rows.add(new Row(label, Phase.WARM, result));
         out.println("  " + result);
         out.flush();
       }
@@ -292,7 +308,7 @@ final class WritesBench implements Callable<Integer> {
         continue;
       }
       for (Row e : rows) {
-        if (e.label().equals(etcdLabel) && e.result().nodes() == s.result().nodes()
+        if (e.label().equals(etcdLabel) && e.phase() == s.phase() && e.result().nodes() == s.result().nodes()
             && e.result().op() == s.result().op()) {
           if (!header) {
             out.println();
@@ -301,10 +317,34 @@ final class WritesBench implements Callable<Integer> {
           }
           Result a = s.result();
           Result b = e.result();
-          out.printf(Locale.ROOT, "  %d node%s %-3s  writes/s %.2fx  p50 %.2fx  p99 %.2fx  server CPU/write %.2fx%n",
-              a.nodes(), a.nodes() == 1 ? " " : "s", a.op().label(),
+          out.printf(Locale.ROOT, "  %d node%s %-3s %-5s  writes/s %.2fx  p50 %.2fx  p99 %.2fx  max %.2fx  server CPU/write %.2fx%n",
+              a.nodes(), a.nodes() == 1 ? " " : "s", a.op().label(), s.phase().label,
               ratio(a.writesPerSecond(), b.writesPerSecond()), ratio(a.p50(), b.p50()), ratio(a.p99(), b.p99()),
-              ratio(a.serverCpuMicrosPerWrite(), b.serverCpuMicrosPerWrite()));
+              ratio(a.max(), b.max()), ratio(a.serverCpuMicrosPerWrite(), b.serverCpuMicrosPerWrite()));
+        }
+      }
+    }
+    printWarmUp(out, rows);
+  }
+
+  /** Each system's first window against its warm one, same nodes and operation. */
+  private static void printWarmUp(PrintWriter out, List<Row> rows) {
+    boolean header = false;
+    for (Row f : rows) {
+      if (f.phase() != Phase.FIRST) {
+        continue;
+      }
+      for (Row w : rows) {
+        if (w.phase() == Phase.WARM && w.label().equals(f.label()) && w.result().nodes() == f.result().nodes()
+            && w.result().op() == f.result().op()) {
+          if (!header) {
+            out.println();
+            out.println("first window / warm, writes/s (1 is no warm-up needed):");
+            header = true;
+          }
+          out.printf(Locale.ROOT, "  %-26s %d node%s %-3s  %.2fx%n", f.label(), f.result().nodes(),
+              f.result().nodes() == 1 ? " " : "s", f.result().op().label(),
+              ratio(f.result().writesPerSecond(), w.result().writesPerSecond()));
         }
       }
     }
@@ -350,7 +390,21 @@ final class WritesBench implements Callable<Integer> {
     BOOTSTRAP
   }
 
-  private record Row(String label, Result result) {}
+  /** Which window a row measured. */
+  private enum Phase {
+    /** From the first write after the servers started, no warm-up. */
+    FIRST("first"),
+    /** After the warm-up. */
+    WARM("warm");
+
+    final String label;
+
+    Phase(String label) {
+      this.label = label;
+    }
+  }
+
+  private record Row(String label, Phase phase, Result result) {}
 
   private record Started(LocalCluster cluster, Target target) {}
 

@@ -37,9 +37,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(180)
 class FullDiskAgentTest {
-  /** "Promptly": far below the 10 s request timeout a write waiting on a stuck log would take. */
-  private static final Duration FAST = Duration.ofSeconds(3);
-
   @RegisterExtension final CliAgent agent = new CliAgent();
   @TempDir Path mountPoint;
   private final HttpClient http = HttpClient.newHttpClient();
@@ -82,11 +79,11 @@ class FullDiskAgentTest {
         assertThat(refused).as("a write failed once the disk was full").isNotNull();
         assertThat(refused.code()).as(refused.toString()).isEqualTo(Code.UNAVAILABLE);
 
-        long started = System.nanoTime();
+        // Refused with the cause, not after the request timeout a write waiting on a stuck log would
+        // reach (its answer would not name the disk).
         HttpResponse<String> put = send(HttpRequest.newBuilder(URI.create(base + "/api/demo/v2/Artist/while-full"))
             .header("Content-Type", "application/json")
             .PUT(HttpRequest.BodyPublishers.ofString("{\"data\": {\"name\": \"Nina\"}}")));
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(FAST);
         assertThat(put.statusCode()).as(put.body()).isEqualTo(503);
         assertThat(put.body()).contains("the disk holding the data directory " + dataDir + " is full");
         assertThatThrownBy(() -> client.write(artist("while-full", 10)))

@@ -34,7 +34,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(60)
 class FatalApplyAgentTest {
-  private static final Duration FAST = Duration.ofSeconds(3);
 
   @TempDir Path dataDir;
 
@@ -46,7 +45,7 @@ class FatalApplyAgentTest {
   }
 
   @Test
-  void aStateMachineThatDiesTakesTheAgentOutOfReadyzAndWritesFailFast() throws Exception {
+  void aStateMachineThatDiesTakesTheAgentOutOfReadyzAndWritesFailWithTheCause() throws Exception {
     int raftPort = FreePorts.loopback();
     RaftConfig config = RaftConfig.of("fatal1", dataDir, raftPort, Map.of("fatal1", "127.0.0.1:" + raftPort));
     RaftBackend store = RaftBackend.start(config, batch -> {
@@ -68,13 +67,13 @@ class FatalApplyAgentTest {
       HttpResponse<String> notReady = http.send(HttpRequest.newBuilder(readyz).build(), HttpResponse.BodyHandlers.ofString());
       assertThat(notReady.statusCode()).isEqualTo(503);
       assertThat(notReady.body()).contains("Raft stopped on this member", "OutOfMemoryError: injected into applying", "restart the agent");
-      long started = System.nanoTime();
+      // Answered at once with the cause, not after the write's deadline (DEADLINE_EXCEEDED); the
+      // client sends an UNAVAILABLE write again a few times, so how long it takes is not asserted.
       assertThatThrownBy(() -> client.write(artist("after")))
           .isInstanceOfSatisfying(SetpointException.class, e -> {
             assertThat(e.code()).isEqualTo(Code.UNAVAILABLE);
             assertThat(e.getMessage()).contains("Raft stopped on this member", "restart the agent");
           });
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(FAST);
       assertThat(client.read(kept.getId())).as("reads go on").isEqualTo(kept);
     }
   }

@@ -121,6 +121,7 @@ public final class Agent implements AutoCloseable {
   private final RuntimeTypes runtimeTypes;
   /** Set when {@link #close()} begins: the server then sends its clients away. */
   private final AtomicBoolean stopping;
+  private final Http1Connections http1;
   private final CountDownLatch stopped = new CountDownLatch(1);
 
   private Agent(
@@ -133,7 +134,8 @@ public final class Agent implements AutoCloseable {
       SetpointClient local,
       AccessControl access,
       RuntimeTypes runtimeTypes,
-      AtomicBoolean stopping) {
+      AtomicBoolean stopping,
+      Http1Connections http1) {
     this.server = server;
     this.eventLoops = eventLoops;
     this.inProcess = inProcess;
@@ -144,6 +146,7 @@ public final class Agent implements AutoCloseable {
     this.access = access;
     this.runtimeTypes = runtimeTypes;
     this.stopping = stopping;
+    this.http1 = http1;
   }
 
   /** Starts configuring an agent. */
@@ -202,6 +205,7 @@ public final class Agent implements AutoCloseable {
       handOverLeadership();
       stopping.set(true);
       CompletableFuture<Void> serverStopped = server.stop();
+      http1.closeWhenIdle();
       backend.closeWatches("this agent is stopping: watch again, on another member");
       awaitPortsClosed(serverStopped);
       backend.close();
@@ -234,8 +238,9 @@ public final class Agent implements AutoCloseable {
    * Waits until the server has closed its port and every connection, or has stopped. Armeria
    * completes a stop only once its acceptor threads have also waited out Netty's two-second quiet
    * period, which every stop (and every test that starts an agent) paid; nothing is served once
-   * the port and the connections are closed. Connections are not cut short: one closed without a
-   * GOAWAY failed the next call of a client that had not noticed yet ("channel closed").
+   * the port and the connections are closed. HTTP/2 connections are not cut short: one closed
+   * under a client that had just sent a stream failed its call ("channel closed"); idle HTTP/1
+   * ones are closed at once ({@link Http1Connections}).
    */
   private void awaitPortsClosed(CompletableFuture<Void> stopping) {
     long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
@@ -592,6 +597,8 @@ public final class Agent implements AutoCloseable {
       ConnectionLimiter limiter = new ConnectionLimiter(connectionLimits, meters, ticker);
       ServerBuilder serverBuilder = Server.builder();
       AtomicBoolean stopping = new AtomicBoolean();
+      Http1Connections http1 = new Http1Connections();
+      serverBuilder.decorator(http1);
       // While the agent stops, each connection a request arrives on is told to go away (GOAWAY)
       // once its requests are answered, so clients of several agents move to another while what
       // they sent here is still served.
@@ -681,7 +688,7 @@ public final class Agent implements AutoCloseable {
         plugin.controllers(manager);
         log.info("plugin {} loaded", plugin.name());
       }
-      Agent agent = new Agent(server, eventLoops, inProcess, store, registry, manager, local, access, runtimeTypes, stopping);
+      Agent agent = new Agent(server, eventLoops, inProcess, store, registry, manager, local, access, runtimeTypes, stopping, http1);
       log.info("Setpoint agent listening on {}:{} (gRPC, HTTP/JSON under /api){}", host, agent.port(),
           tlsMaterial == null ? "" : tls.mutual() ? " over mutual TLS" : " over TLS");
       log.info("At most {} client connections, {} per client address; idle ones close after {} ms",

@@ -39,8 +39,6 @@ import org.junit.jupiter.api.io.TempDir;
 class MemberHealthTest {
   /** Node names are unique in the JVM: Ratis registers a JMX bean per member name. */
   private static final AtomicInteger MEMBERS = new AtomicInteger();
-  /** "Promptly": far below the request timeout, which a write waiting on a stuck log would take. */
-  private static final Duration FAST = Duration.ofSeconds(3);
 
   @TempDir Path dir;
 
@@ -90,13 +88,12 @@ class MemberHealthTest {
         assertThat(refused).as("a write failed once the disk was full").isNotNull();
         assertThat(refused.reason()).isEqualTo(Reason.UNAVAILABLE);
 
-        long started = System.nanoTime();
+        // Refused with the cause at once: a write waiting on the stuck log would time out, not name the disk.
         assertThatThrownBy(() -> member.writeCas(resource(id("while-full"))))
             .isInstanceOfSatisfying(StorageException.class, e -> {
               assertThat(e.reason()).isEqualTo(Reason.UNAVAILABLE);
               assertThat(e.getMessage()).contains("disk holding the data directory " + dataDir + " is full");
             });
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(FAST);
         Health health = member.health();
         assertThat(health.ok()).isFalse();
         assertThat(health.reason()).contains(dataDir + " is full", "resumes by itself");
@@ -186,13 +183,12 @@ class MemberHealthTest {
       assertThatThrownBy(() -> member.writeCas(resource(id("poison"))))
           .isInstanceOf(StorageException.class);
 
-      long started = System.nanoTime();
+      // Refused with the cause, not left to time out.
       assertThatThrownBy(() -> member.writeCas(resource(id("after"))))
           .isInstanceOfSatisfying(StorageException.class, e -> {
             assertThat(e.reason()).isEqualTo(Reason.UNAVAILABLE);
             assertThat(e.getMessage()).contains("Raft stopped on this member", "injected into applying", "restart the agent");
           });
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(FAST);
       assertThat(member.health().ok()).isFalse();
       assertThat(member.health().reason()).contains("OutOfMemoryError: injected into applying", "restart the agent");
       assertThat(member.read(Consistency.EVENTUAL, kept.getId())).as("reads go on").isEqualTo(kept);

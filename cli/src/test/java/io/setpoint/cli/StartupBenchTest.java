@@ -18,11 +18,12 @@ class StartupBenchTest {
 
   @Test
   void timesEachServersStartAndStopAndTheCliInOneRound() {
-    CliRun run = CliRun.run("bench", "startup", "-rounds", "1");
+    CliRun run = CliRun.run("bench", "startup", "-rounds", "1", "-keep-alive", "http1");
 
     assertThat(run.code()).as(run.toString()).isZero();
     String out = run.out();
-    assertThat(out).contains("1 rounds, each server started on a new data directory").doesNotContain("killed");
+    assertThat(out).contains("1 rounds, each server started on a new data directory and stopped with an idle HTTP1"
+        + " connection open").doesNotContain("killed");
     for (String server : new String[] {"setpoint agent -dev", "setpoint durable node", "etcd 3\\.[0-9.]+"}) {
       Matcher row = Pattern.compile(server + " +" + TIME + " +" + TIME).matcher(out);
       assertThat(row.find()).as(out).isTrue();
@@ -33,5 +34,13 @@ class StartupBenchTest {
         .containsPattern("setpoint durable node +ready +[0-9.]+x +stop +[0-9.]+x")
         .containsPattern("setpoint --version +" + TIME)
         .containsPattern("setpoint resource list \\(to -dev\\) +" + TIME);
+  }
+
+  @Test
+  void anUnknownKeepAliveIsAUsageError() {
+    CliRun run = CliRun.run("bench", "startup", "-keep-alive", "http3");
+
+    assertThat(run.code()).isEqualTo(Main.USAGE);
+    assertThat(run.err()).contains("-keep-alive", "http3");
   }
 }

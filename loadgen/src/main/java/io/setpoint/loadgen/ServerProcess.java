@@ -17,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 final class ServerProcess implements AutoCloseable {
   private static final Duration GRACE = Duration.ofSeconds(3);
   private static final Duration POLL = Duration.ofMillis(10);
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
   private final String name;
   private final Process process;
@@ -57,9 +56,16 @@ final class ServerProcess implements AutoCloseable {
 
   /**
    * Polls {@code url} until it answers 200; fails at once, with the end of the log, if the
-   * process exits first, and after {@code timeout} otherwise.
+   * process exits first, and after {@code timeout} otherwise. Its connection is closed when it
+   * returns, so that what a benchmark measures next does not depend on it.
    */
   void awaitHttpOk(URI url, Duration timeout) throws InterruptedException {
+    try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build()) {
+      poll(http, url, timeout);
+    }
+  }
+
+  private void poll(HttpClient http, URI url, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     String last = "no answer";
     HttpRequest request = HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(2)).GET().build();
@@ -69,7 +75,7 @@ final class ServerProcess implements AutoCloseable {
             + " before it was ready; the end of its log (" + log + "):\n" + logTail(30));
       }
       try {
-        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() == 200) {
           return;
         }

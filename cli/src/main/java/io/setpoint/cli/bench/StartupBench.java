@@ -7,6 +7,10 @@ import io.setpoint.loadgen.EtcdProcess;
 import io.setpoint.loadgen.LocalCluster;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,9 +54,22 @@ final class StartupBench implements Callable<Integer> {
       description = "Added to the agents' JVM options; repeat for several.")
   private List<String> agentJvmOptions = new ArrayList<>();
 
+  @Option(names = "-keep-alive", paramLabel = "KIND", defaultValue = "http2",
+      description = "The connection the benchmark holds open to each server while stopping it, as a load balancer "
+          + "or a scraper would: http2 (Java's HTTP client, upgraded from HTTP/1.1), http1 (HTTP/1.1 keep-alive) "
+          + "or none (default: ${DEFAULT-VALUE}).")
+  private KeepAlive keepAlive;
+
   @Option(names = "-start-timeout", paramLabel = "TIME", defaultValue = "60s", converter = DurationConverter.class,
       description = "How long a server may take to be ready (default: ${DEFAULT-VALUE}).")
   private Duration startTimeout;
+
+  /** Which connection stays open to a server while it is stopped. */
+  enum KeepAlive {
+    HTTP2,
+    HTTP1,
+    NONE
+  }
 
   /** One server's times over the rounds. */
   private static final class Samples {
@@ -95,7 +112,8 @@ final class StartupBench implements Callable<Integer> {
     }
 
     out.println();
-    out.printf(Locale.ROOT, "%d rounds, each server started on a new data directory; median (min - max):%n", rounds);
+    out.printf(Locale.ROOT, "%d rounds, each server started on a new data directory and stopped with %s; median (min - max):%n",
+        rounds, keepAlive == KeepAlive.NONE ? "no connection open" : "an idle " + keepAlive.name() + " connection open");
     out.printf(Locale.ROOT, "%-24s  %-28s  %-28s%n", "server", "ready (launch to ready)", "stop (SIGTERM to exit)");
     for (Map.Entry<String, Samples> e : servers.entrySet()) {
       Samples t = e.getValue();
@@ -136,7 +154,7 @@ final class StartupBench implements Callable<Integer> {
   private void measure(Starter starter, Samples samples, List<Duration> version, List<Duration> list)
       throws InterruptedException, IOException {
     long launched = System.nanoTime();
-    try (LocalCluster server = starter.start()) {
+    try (LocalCluster server = starter.start(); HttpClient connection = keepAliveConnection(server)) {
       samples.ready.add(Duration.ofNanos(System.nanoTime() - launched));
       if (version != null) {
         version.add(cli(List.of("--version")));
@@ -146,6 +164,23 @@ final class StartupBench implements Callable<Integer> {
       samples.stop.add(stopped.took());
       samples.killed += stopped.killed();
     }
+  }
+
+  /**
+   * A client with one connection open to {@code server} (its first endpoint's {@code /healthz}
+   * answered on it), or null for {@link KeepAlive#NONE}.
+   */
+  private HttpClient keepAliveConnection(LocalCluster server) throws IOException, InterruptedException {
+    if (keepAlive == KeepAlive.NONE) {
+      return null;
+    }
+    HttpClient client = HttpClient.newBuilder()
+        .version(keepAlive == KeepAlive.HTTP1 ? HttpClient.Version.HTTP_1_1 : HttpClient.Version.HTTP_2)
+        .build();
+    String health = server.system().equals("etcd") ? "/health" : "/healthz";
+    client.send(HttpRequest.newBuilder(URI.create("http://" + server.endpoints().get(0) + health)).build(),
+        HttpResponse.BodyHandlers.discarding());
+    return client;
   }
 
   /** Runs the CLI with {@code args} in a new JVM and times it; it must succeed. */

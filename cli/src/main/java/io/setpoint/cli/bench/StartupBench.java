@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -43,12 +44,7 @@ final class StartupBench implements Callable<Integer> {
       description = "Starts and stops of each server, interleaved (default: ${DEFAULT-VALUE}).")
   private int rounds;
 
-  @Option(names = "-etcd", paramLabel = "PATH", defaultValue = "/usr/bin/etcd",
-      description = "The etcd binary (default: ${DEFAULT-VALUE}).")
-  private Path etcd;
-
-  @Option(names = "-no-etcd", description = "Run Setpoint only.")
-  private boolean noEtcd;
+  @Mixin private EtcdOptions etcd;
 
   @Option(names = "-agent-jvm-option", paramLabel = "OPT",
       description = "Added to the agents' JVM options; repeat for several.")
@@ -85,16 +81,14 @@ final class StartupBench implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "-start-timeout must be positive, was " + startTimeout);
     }
     PrintWriter out = spec.commandLine().getOut();
-    boolean runEtcd = !noEtcd && EtcdProcess.installed(etcd);
-    String etcdLabel = "etcd " + WritesBench.etcdVersion(etcd);
+    boolean runEtcd = etcd.runs();
+    String etcdLabel = etcd.label();
     out.println(Bench.machine());
     out.println(AotCache.AGENT.path().map(agentCache -> "AOT caches: " + agentCache + " for the agents, "
             + AotCache.CLI.path().map(Path::toString).orElse("none") + " for the CLI commands")
         .orElse("AOT caches: none (./setpoint on JDK 25+ gives the build's caches; SETPOINT_NO_AOT turns them off)"));
     out.printf(Locale.ROOT, "load average at start: %s%n", WritesBench.loadAverage());
-    if (!noEtcd && !runEtcd) {
-      out.println("etcd is not installed at " + etcd + " (Debian: apt-get install etcd-server); reporting Setpoint alone.");
-    }
+    etcd.reportMissing(out);
     out.flush();
 
     Map<String, Samples> servers = new LinkedHashMap<>();
@@ -106,7 +100,7 @@ final class StartupBench implements Callable<Integer> {
       measure(agent(AgentProcess.Mode.DURABLE), servers.computeIfAbsent("setpoint durable node", k -> new Samples()),
           null, null);
       if (runEtcd) {
-        measure(() -> EtcdProcess.start(etcd, 1, 0, startTimeout), servers.computeIfAbsent(etcdLabel, k -> new Samples()),
+        measure(() -> EtcdProcess.start(etcd.binary, 1, 0, startTimeout), servers.computeIfAbsent(etcdLabel, k -> new Samples()),
             null, null);
       }
     }

@@ -12,7 +12,6 @@ import io.setpoint.loadgen.Target;
 import io.setpoint.loadgen.WriteLoad;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,10 +19,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -118,12 +116,7 @@ final class WritesBench implements Callable<Integer> {
       description = "ACL token sent to the agents, instead of bootstrapping one (default: none).")
   private String token;
 
-  @Option(names = "-etcd", paramLabel = "PATH", defaultValue = "/usr/bin/etcd",
-      description = "The etcd binary (default: ${DEFAULT-VALUE}).")
-  private Path etcd;
-
-  @Option(names = "-no-etcd", description = "Run Setpoint only.")
-  private boolean noEtcd;
+  @Mixin private EtcdOptions etcd;
 
   @Option(names = "-etcd-port", paramLabel = "PORT", defaultValue = "0",
       description = "First port of the etcd members: member i gets client port PORT+2i and peer port PORT+2i+1 (default: free ports).")
@@ -138,8 +131,8 @@ final class WritesBench implements Callable<Integer> {
     validate();
     PrintWriter out = spec.commandLine().getOut();
     WriteLoad.Options options = new WriteLoad.Options(clients, keys, warmup, duration);
-    boolean runEtcd = !noEtcd && EtcdProcess.installed(etcd);
-    String etcdLabel = runEtcd ? "etcd " + etcdVersion(etcd) : "etcd";
+    boolean runEtcd = etcd.runs();
+    String etcdLabel = etcd.label();
     String setpointLabel = (setpointMode == AgentProcess.Mode.DEV ? "setpoint dev (memory)" : "setpoint (raft)")
         + (acls == Acls.BOOTSTRAP ? " acl" : "");
 
@@ -154,10 +147,7 @@ final class WritesBench implements Callable<Integer> {
       List<String> jvm = agentJvmOptions(agentHeap, agentJvmOptions);
       out.printf(Locale.ROOT, "agent JVM options: %s%n", jvm.isEmpty() ? "(none)" : String.join(" ", jvm));
     }
-    if (!noEtcd && !runEtcd) {
-      out.println("etcd is not installed at " + etcd
-          + " (Debian: apt-get install etcd-server); reporting Setpoint alone.");
-    }
+    etcd.reportMissing(out);
     out.flush();
 
     List<Row> rows = new ArrayList<>();
@@ -186,7 +176,7 @@ final class WritesBench implements Callable<Integer> {
       }
       if (runEtcd) {
         failed |= !runSystem(out, etcdLabel, n, options, rows, () -> {
-          LocalCluster cluster = EtcdProcess.start(etcd, n, etcdPort, startTimeout);
+          LocalCluster cluster = EtcdProcess.start(etcd.binary, n, etcdPort, startTimeout);
           return new Started(cluster, EtcdTarget.connect(cluster.endpoints(), CALL_DEADLINE_MILLIS));
         });
       }
@@ -198,7 +188,7 @@ final class WritesBench implements Callable<Integer> {
     for (Row row : rows) {
       Result r = row.result();
       out.printf(Locale.ROOT, "%-5d  %-26s  %-3s  %-5s  %,10.0f  %10s  %10s  %10s  %6d  %14s%n",
-          r.nodes(), row.label(), r.op().label(), row.phase().label, r.writesPerSecond(),
+          r.nodes(), row.label(), r.op().label(), row.phase().label(), r.writesPerSecond(),
           Result.millis(r.p50()), Result.millis(r.p99()), Result.millis(r.max()), r.errors(),
           Double.isNaN(r.serverCpuMicrosPerWrite())
               ? "-"
@@ -225,7 +215,7 @@ final class WritesBench implements Callable<Integer> {
     for (int n : nodes) {
       Bench.requirePositive(spec, "-nodes", n);
     }
-    if (noSetpoint && noEtcd) {
+    if (noSetpoint && etcd.off) {
       throw new ParameterException(spec.commandLine(), "-no-setpoint and -no-etcd leave nothing to run");
     }
     if (!agentHeap.equals(JVM_HEAP) && !HEAP_SIZE.matcher(agentHeap).matches()) {
@@ -308,8 +298,7 @@ final class WritesBench implements Callable<Integer> {
         continue;
       }
       for (Row e : rows) {
-        if (e.label().equals(etcdLabel) && e.phase() == s.phase() && e.result().nodes() == s.result().nodes()
-            && e.result().op() == s.result().op()) {
+        if (e.label().equals(etcdLabel) && e.phase() == s.phase() && sameLine(e, s)) {
           if (!header) {
             out.println();
             out.println("setpoint / etcd (writes/s: above 1 is Setpoint faster; latency and CPU per write: above 1 is Setpoint slower or costlier):");
@@ -318,7 +307,7 @@ final class WritesBench implements Callable<Integer> {
           Result a = s.result();
           Result b = e.result();
           out.printf(Locale.ROOT, "  %d node%s %-3s %-5s  writes/s %.2fx  p50 %.2fx  p99 %.2fx  max %.2fx  server CPU/write %.2fx%n",
-              a.nodes(), a.nodes() == 1 ? " " : "s", a.op().label(), s.phase().label,
+              a.nodes(), a.nodes() == 1 ? " " : "s", a.op().label(), s.phase().label(),
               ratio(a.writesPerSecond(), b.writesPerSecond()), ratio(a.p50(), b.p50()), ratio(a.p99(), b.p99()),
               ratio(a.max(), b.max()), ratio(a.serverCpuMicrosPerWrite(), b.serverCpuMicrosPerWrite()));
         }
@@ -335,8 +324,7 @@ final class WritesBench implements Callable<Integer> {
         continue;
       }
       for (Row w : rows) {
-        if (w.phase() == Phase.WARM && w.label().equals(f.label()) && w.result().nodes() == f.result().nodes()
-            && w.result().op() == f.result().op()) {
+        if (w.phase() == Phase.WARM && w.label().equals(f.label()) && sameLine(w, f)) {
           if (!header) {
             out.println();
             out.println("first window / warm, writes/s (1 is no warm-up needed):");
@@ -350,24 +338,13 @@ final class WritesBench implements Callable<Integer> {
     }
   }
 
-  private static double ratio(double a, double b) {
-    return b == 0 ? Double.NaN : a / b;
+  /** Whether two rows measured the same cluster size and operation. */
+  private static boolean sameLine(Row a, Row b) {
+    return a.result().nodes() == b.result().nodes() && a.result().op() == b.result().op();
   }
 
-  /** "3.4.23", from {@code etcd --version}; "?" if it cannot be read. */
-  static String etcdVersion(Path etcd) {
-    try {
-      Process process = new ProcessBuilder(etcd.toString(), "--version").redirectErrorStream(true).start();
-      String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      process.waitFor(10, TimeUnit.SECONDS);
-      Matcher m = Pattern.compile("etcd Version: (\\S+)").matcher(text);
-      return m.find() ? m.group(1) : "?";
-    } catch (IOException e) {
-      return "?";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "?";
-    }
+  private static double ratio(double a, double b) {
+    return b == 0 ? Double.NaN : a / b;
   }
 
   /** The 1, 5 and 15-minute load averages from /proc/loadavg, or "unknown". */
@@ -393,14 +370,12 @@ final class WritesBench implements Callable<Integer> {
   /** Which window a row measured. */
   private enum Phase {
     /** From the first write after the servers started, no warm-up. */
-    FIRST("first"),
+    FIRST,
     /** After the warm-up. */
-    WARM("warm");
+    WARM;
 
-    final String label;
-
-    Phase(String label) {
-      this.label = label;
+    String label() {
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 

@@ -205,7 +205,7 @@ public final class Agent implements AutoCloseable {
       handOverLeadership();
       stopping.set(true);
       CompletableFuture<Void> serverStopped = server.stop();
-      http1.closeWhenIdle();
+      http1.closeIdle();
       backend.closeWatches("this agent is stopping: watch again, on another member");
       awaitPortsClosed(serverStopped);
       backend.close();
@@ -597,7 +597,7 @@ public final class Agent implements AutoCloseable {
       ConnectionLimiter limiter = new ConnectionLimiter(connectionLimits, meters, ticker);
       ServerBuilder serverBuilder = Server.builder();
       AtomicBoolean stopping = new AtomicBoolean();
-      Http1Connections http1 = new Http1Connections();
+      Http1Connections http1 = new Http1Connections(stopping);
       serverBuilder.decorator(http1);
       // While the agent stops, each connection a request arrives on is told to go away (GOAWAY)
       // once its requests are answered, so clients of several agents move to another while what

@@ -9,6 +9,7 @@ import com.linecorp.armeria.server.ServiceRequestContext;
 import io.netty.channel.Channel;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -21,7 +22,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class Http1Connections implements DecoratingHttpServiceFunction {
   /** Requests in progress by HTTP/1 connection; a connection leaves the map when it closes. */
   private final Map<Channel, AtomicInteger> inProgress = new ConcurrentHashMap<>();
-  private volatile boolean stopping;
+  /** The agent's: set when it begins to stop. */
+  private final AtomicBoolean stopping;
+
+  Http1Connections(AtomicBoolean stopping) {
+    this.stopping = stopping;
+  }
 
   @Override
   public HttpResponse serve(HttpService delegate, ServiceRequestContext ctx, HttpRequest req) throws Exception {
@@ -31,7 +37,7 @@ final class Http1Connections implements DecoratingHttpServiceFunction {
         AtomicInteger requests = requestsOn(channel);
         requests.incrementAndGet();
         ctx.log().whenComplete().thenRun(() -> {
-          if (requests.decrementAndGet() == 0 && stopping) {
+          if (requests.decrementAndGet() == 0 && stopping.get()) {
             channel.close();
           }
         });
@@ -54,9 +60,11 @@ final class Http1Connections implements DecoratingHttpServiceFunction {
     return created;
   }
 
-  /** From now on closes every HTTP/1 connection once it has no request in progress, starting with the idle ones. */
-  void closeWhenIdle() {
-    stopping = true;
+  /**
+   * Closes the HTTP/1 connections that have no request in progress; once the agent is stopping,
+   * the others close as their last request ends.
+   */
+  void closeIdle() {
     inProgress.forEach((channel, requests) -> {
       if (requests.get() == 0) {
         channel.close();

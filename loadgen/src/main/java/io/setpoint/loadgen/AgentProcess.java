@@ -121,6 +121,9 @@ public final class AgentProcess {
     if (Runtime.version().feature() >= 23) {
       command.add("--sun-misc-unsafe-memory-access=allow");
     }
+    if (Runtime.version().feature() >= 22) {
+      command.add("-XX:UserThreadWaitAttemptsAtExit=0");
+    }
     command.addAll(AotCache.AGENT.flags());
     command.addAll(options);
     command.add("-cp");

@@ -1,13 +1,11 @@
 package io.setpoint.server.agent;
 
 import com.linecorp.armeria.common.CommonPools;
-import com.linecorp.armeria.common.Flags;
 import com.linecorp.armeria.common.HttpRequest;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.grpc.GrpcSerializationFormats;
-import com.linecorp.armeria.common.util.EventLoopGroups;
 import com.linecorp.armeria.server.Server;
 import com.linecorp.armeria.server.ServerBuilder;
 import com.linecorp.armeria.server.grpc.GrpcService;
@@ -19,7 +17,6 @@ import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.netty.channel.EventLoopGroup;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.opentelemetry.api.OpenTelemetry;
 import io.setpoint.api.tls.TlsFiles;
@@ -76,10 +73,10 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -110,8 +107,7 @@ public final class Agent implements AutoCloseable {
   private static final Duration EVENT_LOOPS_TIMEOUT = Duration.ofSeconds(1);
 
   private final Server server;
-  /** The server's I/O threads, its own so that stopping ends them (see {@link #close()}). */
-  private final EventLoopGroup eventLoops;
+  private final ServerThreads threads;
   private final io.grpc.Server inProcess;
   private final Backend backend;
   private final Registry registry;
@@ -122,11 +118,12 @@ public final class Agent implements AutoCloseable {
   /** Set when {@link #close()} begins: the server then sends its clients away. */
   private final AtomicBoolean stopping;
   private final Http1Connections http1;
+  private final Http2Connections http2;
   private final CountDownLatch stopped = new CountDownLatch(1);
 
   private Agent(
       Server server,
-      EventLoopGroup eventLoops,
+      ServerThreads threads,
       io.grpc.Server inProcess,
       Backend backend,
       Registry registry,
@@ -135,9 +132,10 @@ public final class Agent implements AutoCloseable {
       AccessControl access,
       RuntimeTypes runtimeTypes,
       AtomicBoolean stopping,
-      Http1Connections http1) {
+      Http1Connections http1,
+      Http2Connections http2) {
     this.server = server;
-    this.eventLoops = eventLoops;
+    this.threads = threads;
     this.inProcess = inProcess;
     this.backend = backend;
     this.registry = registry;
@@ -147,6 +145,7 @@ public final class Agent implements AutoCloseable {
     this.runtimeTypes = runtimeTypes;
     this.stopping = stopping;
     this.http1 = http1;
+    this.http2 = http2;
   }
 
   /** Starts configuring an agent. */
@@ -207,7 +206,7 @@ public final class Agent implements AutoCloseable {
       CompletableFuture<Void> serverStopped = server.stop();
       http1.closeIdle();
       backend.closeWatches("this agent is stopping: watch again, on another member");
-      awaitPortsClosed(serverStopped);
+      awaitClosed(serverStopped);
       backend.close();
       local.close();
       inProcess.shutdownNow();
@@ -238,26 +237,26 @@ public final class Agent implements AutoCloseable {
    * Waits until the server has closed its port and every connection, or has stopped. Armeria
    * completes a stop only once its acceptor threads have also waited out Netty's two-second quiet
    * period, which every stop (and every test that starts an agent) paid; nothing is served once
-   * the port and the connections are closed. HTTP/2 connections are not cut short: one closed
-   * under a client that had just sent a stream failed its call ("channel closed"); idle HTTP/1
-   * ones are closed at once ({@link Http1Connections}).
+   * the port and the connections are closed. Once the port is closed, HTTP/2 connections are
+   * drained ({@link Http2Connections}); idle HTTP/1 ones are closed at once ({@link Http1Connections}).
    */
-  private void awaitPortsClosed(CompletableFuture<Void> stopping) {
+  private void awaitClosed(CompletableFuture<Void> stopping) {
     long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
-    while (!stopping.isDone() && (!server.activePorts().isEmpty() || server.numConnections() > 0)
-        && System.nanoTime() < deadline) {
+    awaitUntil(() -> server.activePorts().isEmpty(), stopping, deadline);
+    http2.drain();
+    awaitUntil(() -> server.numConnections() == 0, stopping, deadline);
+  }
+
+  private static void awaitUntil(BooleanSupplier done, CompletableFuture<Void> stopping, long deadline) {
+    while (!stopping.isDone() && !done.getAsBoolean() && System.nanoTime() < deadline) {
       LockSupport.parkNanos(PORT_POLL.toNanos());
     }
   }
 
-  /**
-   * Ends the server's I/O threads once its connections are closed. A JVM exiting while threads wait
-   * in native code (epoll) gives them 300 ms to come back first, which was most of a stop.
-   */
+  /** Ends the server's I/O threads once its connections are closed ({@link ServerThreads}). */
   private void stopEventLoops() {
     try {
-      if (!eventLoops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS)
-          .await(EVENT_LOOPS_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+      if (!threads.shutdown(EVENT_LOOPS_TIMEOUT)) {
         log.warn("the server's I/O threads did not end within {}", EVENT_LOOPS_TIMEOUT);
       }
     } catch (InterruptedException e) {
@@ -598,16 +597,8 @@ public final class Agent implements AutoCloseable {
       ServerBuilder serverBuilder = Server.builder();
       AtomicBoolean stopping = new AtomicBoolean();
       Http1Connections http1 = new Http1Connections(stopping);
+      Http2Connections http2 = new Http2Connections();
       serverBuilder.decorator(http1);
-      // While the agent stops, each connection a request arrives on is told to go away (GOAWAY)
-      // once its requests are answered, so clients of several agents move to another while what
-      // they sent here is still served.
-      serverBuilder.decorator((delegate, ctx, req) -> {
-        if (stopping.get()) {
-          ctx.initiateConnectionShutdown();
-        }
-        return delegate.serve(ctx, req);
-      });
       AgentMeters.requests(serverBuilder, meters);
       if (maxWatchesPerClient > 0) {
         serverBuilder.decorator(new WatchLimiter(maxWatchesPerClient, meters, access::tokenKey));
@@ -621,11 +612,10 @@ public final class Agent implements AutoCloseable {
       } else {
         ApiTls.configure(serverBuilder, new InetSocketAddress(host, port), tlsMaterial);
       }
-      EventLoopGroup eventLoops = EventLoopGroups.newEventLoopGroup(Flags.numCommonWorkers(), "setpoint-io", true);
-      opened.add(() -> eventLoops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS));
+      ServerThreads threads = new ServerThreads();
+      opened.add(() -> threads.shutdown(Duration.ZERO));
       Server server =
-          serverBuilder
-              .workerGroup(eventLoops, false)
+          threads.configure(serverBuilder)
               // The gRPC layer enforces maxRequestBytes with a proper RESOURCE_EXHAUSTED; the
               // HTTP layer only stops what is far beyond it.
               .maxRequestLength(2L * maxRequestBytes)
@@ -635,9 +625,12 @@ public final class Agent implements AutoCloseable {
               // flushed on its own: a writev per write answered, about half of a busy member's
               // event-loop time. This one merges those too: the responses of a batch of writes
               // leave in one flush per connection, at the end of the event-loop task.
-              .childChannelPipelineCustomizer(p -> p.addFirst(new FlushConsolidationHandler(256, true))
-                  // Ahead of everything: a connection past the limits is reset before anything reads it.
-                  .addFirst(limiter))
+              .childChannelPipelineCustomizer(p -> {
+                http2.track(p.channel());
+                p.addFirst(new FlushConsolidationHandler(256, true))
+                    // Ahead of everything: a connection past the limits is reset before anything reads it.
+                    .addFirst(limiter);
+              })
               .idleTimeout(idleTimeout)
               // A quiet period of zero turns graceful shutdown off: the requests in progress were
               // aborted, writes among them. A short one lets them finish (up to the timeout).
@@ -688,7 +681,7 @@ public final class Agent implements AutoCloseable {
         plugin.controllers(manager);
         log.info("plugin {} loaded", plugin.name());
       }
-      Agent agent = new Agent(server, eventLoops, inProcess, store, registry, manager, local, access, runtimeTypes, stopping, http1);
+      Agent agent = new Agent(server, threads, inProcess, store, registry, manager, local, access, runtimeTypes, stopping, http1, http2);
       log.info("Setpoint agent listening on {}:{} (gRPC, HTTP/JSON under /api){}", host, agent.port(),
           tlsMaterial == null ? "" : tls.mutual() ? " over mutual TLS" : " over TLS");
       log.info("At most {} client connections, {} per client address; idle ones close after {} ms",

@@ -15,9 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The agent's HTTP/1 connections and their requests in progress, so that a stopping agent closes
  * each as soon as it is idle. Armeria gives an idle HTTP/1 client a second to close the connection
- * itself (sparing the server a socket in TIME_WAIT), which was most of a stop. HTTP/2 connections,
- * gRPC's among them, are left to their GOAWAY: closing one under a client that had just sent a
- * stream failed that client's call.
+ * itself (sparing the server a socket in TIME_WAIT), which was most of a stop. HTTP/2 connections
+ * are drained by {@link Http2Connections}.
  */
 final class Http1Connections implements DecoratingHttpServiceFunction {
   /** Requests in progress by HTTP/1 connection; a connection leaves the map when it closes. */
@@ -36,6 +35,10 @@ final class Http1Connections implements DecoratingHttpServiceFunction {
       if (channel != null) {
         AtomicInteger requests = requestsOn(channel);
         requests.incrementAndGet();
+        if (stopping.get()) {
+          // The response says "Connection: close", so that the client goes to another agent.
+          ctx.initiateConnectionShutdown();
+        }
         ctx.log().whenComplete().thenRun(() -> {
           if (requests.decrementAndGet() == 0 && stopping.get()) {
             channel.close();

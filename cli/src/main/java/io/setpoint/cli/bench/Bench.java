@@ -34,16 +34,22 @@ final class Bench {
   }
 
   /**
-   * The command line that runs this CLI with {@code args} in a new JVM: the same java, JVM options
-   * and class path as this process, and the CLI's AOT cache where this process has the agent's.
+   * The command line that runs this CLI with {@code args} in a new JVM, as the {@code setpoint}
+   * launcher would: the same java, JVM options and class path as this process, the CLI's AOT cache
+   * where this process has the agent's, C1 alone, and the serial collector unless one was chosen.
    */
   static List<String> cliCommand(List<String> args) {
     String java = ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException(
         "cannot tell which java runs this process"));
     List<String> command = new ArrayList<>(List.of(java));
-    ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+    List<String> inherited = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
         .filter(arg -> !AotCache.isFlag(arg))
-        .forEach(command::add);
+        .toList();
+    command.addAll(inherited);
+    command.add("-XX:TieredStopAtLevel=1");
+    if (inherited.stream().noneMatch(arg -> arg.startsWith("-XX:+Use") && arg.endsWith("GC"))) {
+      command.add("-XX:+UseSerialGC");
+    }
     command.addAll(AotCache.CLI.flags());
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.setpoint.cli.Main"));
     command.addAll(args);

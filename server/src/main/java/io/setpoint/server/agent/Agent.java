@@ -243,6 +243,7 @@ public final class Agent implements AutoCloseable {
   private void awaitClosed(CompletableFuture<Void> stopping) {
     long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
     awaitUntil(() -> server.activePorts().isEmpty(), stopping, deadline);
+    threads.stopAccepting();
     http2.drain();
     awaitUntil(() -> server.numConnections() == 0, stopping, deadline);
   }

@@ -34,6 +34,16 @@ final class ServerThreads {
         });
   }
 
+  /**
+   * Ends the acceptor threads, once the ports are closed. Armeria would end them too, later, but
+   * with Netty's two-second quiet period; the first to ask decides how.
+   */
+  void stopAccepting() {
+    for (EventLoopGroup acceptor : acceptors) {
+      acceptor.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+    }
+  }
+
   /** Ends every thread at once, waiting up to {@code timeout}; false if some did not end in time. */
   boolean shutdown(Duration timeout) throws InterruptedException {
     List<Future<?>> ended = new ArrayList<>();

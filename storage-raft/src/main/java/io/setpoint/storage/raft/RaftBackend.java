@@ -101,6 +101,8 @@ public final class RaftBackend implements Backend, Replication {
   private static final Logger log = LoggerFactory.getLogger(RaftBackend.class);
   /** How often the Raft division is checked and, after its log failed, the data directory probed. */
   private static final Duration HEALTH_EVERY = Duration.ofSeconds(1);
+  /** How long stopping watches for the Raft log to close, to wake its worker ({@link LogWorkerWakeup}). */
+  private static final Duration LOG_CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
   private final RaftConfig config;
   private final RaftPeerId self;
@@ -548,6 +550,7 @@ public final class RaftBackend implements Backend, Replication {
     store.close();
     closeQuietly(forwarder);
     retiredForwarders.forEach(RaftBackend::closeQuietly);
+    LogWorkerWakeup.whenClosed(server, LOG_CLOSE_TIMEOUT);
     closeQuietly(server);
     replies.shutdown();
     leadership.close();

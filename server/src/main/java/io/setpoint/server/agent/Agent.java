@@ -205,6 +205,7 @@ public final class Agent implements AutoCloseable {
       stopping.set(true);
       CompletableFuture<Void> serverStopped = server.stop();
       http1.closeIdle();
+      http2.drain();
       backend.closeWatches("this agent is stopping: watch again, on another member");
       awaitClosed(serverStopped);
       backend.close();
@@ -237,14 +238,13 @@ public final class Agent implements AutoCloseable {
    * Waits until the server has closed its port and every connection, or has stopped. Armeria
    * completes a stop only once its acceptor threads have also waited out Netty's two-second quiet
    * period, which every stop (and every test that starts an agent) paid; nothing is served once
-   * the port and the connections are closed. Once the port is closed, HTTP/2 connections are
-   * drained ({@link Http2Connections}); idle HTTP/1 ones are closed at once ({@link Http1Connections}).
+   * the port and the connections are closed. HTTP/2 connections are drained ({@link
+   * Http2Connections}); idle HTTP/1 ones are closed at once ({@link Http1Connections}).
    */
   private void awaitClosed(CompletableFuture<Void> stopping) {
     long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
     awaitUntil(() -> server.activePorts().isEmpty(), stopping, deadline);
     threads.stopAccepting();
-    http2.drain();
     awaitUntil(() -> server.numConnections() == 0, stopping, deadline);
   }
 
@@ -599,6 +599,7 @@ public final class Agent implements AutoCloseable {
       AtomicBoolean stopping = new AtomicBoolean();
       Http1Connections http1 = new Http1Connections(stopping);
       Http2Connections http2 = new Http2Connections();
+      serverBuilder.decorator(http2);
       serverBuilder.decorator(http1);
       AgentMeters.requests(serverBuilder, meters);
       if (maxWatchesPerClient > 0) {

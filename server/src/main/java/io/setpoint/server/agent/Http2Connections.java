@@ -1,5 +1,11 @@
 package io.setpoint.server.agent;
 
+import com.linecorp.armeria.common.HttpRequest;
+import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.logging.RequestLogProperty;
+import com.linecorp.armeria.server.DecoratingHttpServiceFunction;
+import com.linecorp.armeria.server.HttpService;
+import com.linecorp.armeria.server.ServiceRequestContext;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -23,12 +29,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * that, so once the answer arrives every stream it opened here has arrived too: the connection then
  * gets the final GOAWAY, naming its last stream, and closes as soon as those are answered. A client
  * that never answers is closed by Armeria's own stop, a second later.
+ *
+ * <p>Draining starts as the agent begins to stop, so that clients stop sending here before Armeria
+ * ends the requests it finds in progress once its quiet period is over. A connection made while the
+ * port is still open is drained at its first request.
  */
-final class Http2Connections {
+final class Http2Connections implements DecoratingHttpServiceFunction {
   /** The payload of the drain PING, told apart from Armeria's keep-alive PINGs: "Setpoint". */
   static final long DRAIN_PING = 0x5365_7470_6f69_6e74L;
 
   private final Set<Channel> open = ConcurrentHashMap.newKeySet();
+  private volatile boolean draining;
 
   /** Tracks a connection from when it is accepted until it closes. */
   void track(Channel channel) {
@@ -36,14 +47,23 @@ final class Http2Connections {
     channel.closeFuture().addListener(closed -> open.remove(channel));
   }
 
-  /**
-   * Starts draining every HTTP/2 connection. Called once the port is closed, so no connection
-   * arrives after it.
-   */
+  /** Starts draining every HTTP/2 connection, and those that send a request from now on. */
   void drain() {
+    draining = true;
     for (Channel channel : open) {
       channel.eventLoop().execute(() -> drain(channel));
     }
+  }
+
+  @Override
+  public HttpResponse serve(HttpService delegate, ServiceRequestContext ctx, HttpRequest req) throws Exception {
+    if (draining && ctx.sessionProtocol().isMultiplex()) {
+      Channel channel = ctx.log().ensureAvailable(RequestLogProperty.SESSION).channel();
+      if (channel != null) {
+        channel.eventLoop().execute(() -> drain(channel));
+      }
+    }
+    return delegate.serve(ctx, req);
   }
 
   private static void drain(Channel channel) {

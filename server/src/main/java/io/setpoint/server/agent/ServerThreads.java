@@ -4,19 +4,17 @@ import com.linecorp.armeria.common.Flags;
 import com.linecorp.armeria.common.util.EventLoopGroups;
 import com.linecorp.armeria.server.ServerBuilder;
 import io.netty.channel.EventLoopGroup;
-import io.netty.util.concurrent.Future;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The server's I/O threads: the event loops that serve its connections and the one that accepts
- * them on each port. They are the agent's own, so that stopping ends them as soon as every
- * connection is closed. Armeria ends the acceptor only once its stop completes, which waits a
- * second for each HTTP/2 connection open when the port closed; and a JVM exiting while a thread
- * waits in native code (epoll) gives it 300 ms to come back first, which was most of a stop.
+ * them on each port. They are the agent's own, so that stopping ends them as soon as their work is
+ * done. Armeria ends an acceptor only once its stop completes, which waits a second for each HTTP/2
+ * connection open when the port closed, and then with Netty's two-second quiet period; a JVM
+ * exiting while such a thread waits in native code (epoll) gave it 300 ms to come back first.
  */
 final class ServerThreads {
   private final EventLoopGroup workers = EventLoopGroups.newEventLoopGroup(Flags.numCommonWorkers(), "setpoint-io", true);
@@ -26,17 +24,18 @@ final class ServerThreads {
   ServerBuilder configure(ServerBuilder server) {
     return server
         .workerGroup(workers, false)
-        // Not daemons, as Armeria's own: an agent's main thread may wait on something else.
+        // Daemons, unlike Armeria's own: an idle acceptor that Armeria ends slowly keeps neither a
+        // stop nor the JVM waiting.
         .bossGroupFactory(name -> {
-          EventLoopGroup acceptor = EventLoopGroups.newEventLoopGroup(1, name, false);
+          EventLoopGroup acceptor = EventLoopGroups.newEventLoopGroup(1, name, true);
           acceptors.add(acceptor);
           return acceptor;
         });
   }
 
   /**
-   * Ends the acceptor threads, once the ports are closed. Armeria would end them too, later, but
-   * with Netty's two-second quiet period; the first to ask decides how.
+   * Ends the acceptor threads, once the ports are closed. Armeria ends them too, but later and with
+   * a quiet period; whichever asks first decides how.
    */
   void stopAccepting() {
     for (EventLoopGroup acceptor : acceptors) {
@@ -44,19 +43,12 @@ final class ServerThreads {
     }
   }
 
-  /** Ends every thread at once, waiting up to {@code timeout}; false if some did not end in time. */
+  /**
+   * Ends every thread, the workers at once, and waits up to {@code timeout} for the workers; false
+   * if they did not end in time.
+   */
   boolean shutdown(Duration timeout) throws InterruptedException {
-    List<Future<?>> ended = new ArrayList<>();
-    ended.add(workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS));
-    for (EventLoopGroup acceptor : acceptors) {
-      ended.add(acceptor.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS));
-    }
-    long deadline = System.nanoTime() + timeout.toNanos();
-    for (Future<?> future : ended) {
-      if (!future.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-        return false;
-      }
-    }
-    return true;
+    stopAccepting();
+    return workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 }

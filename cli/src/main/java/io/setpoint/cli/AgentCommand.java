@@ -185,6 +185,7 @@ final class AgentCommand implements Callable<Integer> {
 
   /** The system property that sets Netty's buffer leak detection, as Netty reads it. */
   static final String LEAK_DETECTION = "io.netty.leakDetection.level";
+  /** The system property that tells Armeria whether to load BoringSSL, as Armeria reads it. */
   static final String ARMERIA_OPENSSL = "com.linecorp.armeria.useOpenSsl";
 
   @Override
@@ -201,8 +202,8 @@ final class AgentCommand implements Callable<Integer> {
     }
     TlsFiles apiTls = apiTls();
     TlsFiles raftTls = raftTls();
-    // Armeria loads BoringSSL (netty-tcnative) as it starts, TLS or not: about half a second of a
-    // start on two cores. Without TLS on the API port nothing uses it (Raft's TLS is Ratis's own).
+    // Armeria loads BoringSSL (netty-tcnative) as it starts, TLS or not: about 0.4 s of a start on
+    // two cores. Without TLS on the API port nothing uses it (Raft's TLS is Ratis's own).
     if (apiTls == null && System.getProperty(ARMERIA_OPENSSL) == null) {
       System.setProperty(ARMERIA_OPENSSL, "false");
     }

@@ -96,6 +96,28 @@ class AgentCommandTest {
   }
 
   @Test
+  void withoutApiTlsArmeriaIsToldNotToLoadBoringSslUnlessTheJvmIsToldOtherwise() throws Exception {
+    String[] dev = {"agent", "-dev", "-port", "0", "-bind", "127.0.0.1"};
+    String before = System.getProperty(AgentCommand.ARMERIA_OPENSSL);
+    try {
+      System.clearProperty(AgentCommand.ARMERIA_OPENSSL);
+      agent.start(dev);
+      assertThat(System.getProperty(AgentCommand.ARMERIA_OPENSSL)).isEqualTo("false");
+      agent.stop();
+
+      System.setProperty(AgentCommand.ARMERIA_OPENSSL, "true");
+      agent.start(dev);
+      assertThat(System.getProperty(AgentCommand.ARMERIA_OPENSSL)).isEqualTo("true");
+    } finally {
+      if (before == null) {
+        System.clearProperty(AgentCommand.ARMERIA_OPENSSL);
+      } else {
+        System.setProperty(AgentCommand.ARMERIA_OPENSSL, before);
+      }
+    }
+  }
+
+  @Test
   void aMemberRestartedWithOnlyItsDataDirectoryListensWhereItDid(@TempDir Path dataDir) throws Exception {
     int apiPort = FreePorts.loopback();
     String raftPort = String.valueOf(FreePorts.loopback());

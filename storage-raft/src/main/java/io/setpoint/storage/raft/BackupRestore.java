@@ -12,6 +12,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
@@ -29,6 +30,7 @@ import org.apache.ratis.util.MD5FileUtil;
  */
 public final class BackupRestore {
   private static final Duration ELECTION = Duration.ofSeconds(30);
+  private static final Duration APPLY_POLL = Duration.ofMillis(5);
 
   private BackupRestore() {}
 
@@ -85,6 +87,7 @@ public final class BackupRestore {
 
   /** Waits for the member to lead, its first entry applied; its last applied log position. */
   private static TermIndex awaitLeader(RaftBackend member) {
+    long deadline = System.nanoTime() + ELECTION.toNanos();
     CountDownLatch leads = new CountDownLatch(1);
     boolean elected;
     try (AutoCloseable listening = member.onLeadershipChange(leading -> {
@@ -102,9 +105,16 @@ public final class BackupRestore {
     if (!elected) {
       throw new IllegalStateException("the new member did not elect itself within " + ELECTION.toSeconds() + " s");
     }
+    // A member alone elects itself within milliseconds, and hears of it before it has applied
+    // the entry that its election appended.
     TermIndex applied = member.lastAppliedTermIndex();
+    while (applied == null && System.nanoTime() - deadline < 0) {
+      LockSupport.parkNanos(APPLY_POLL.toNanos());
+      applied = member.lastAppliedTermIndex();
+    }
     if (applied == null) {
-      throw new IllegalStateException("the new member stopped right after it was elected");
+      throw new IllegalStateException("the new member was elected but applied nothing within " + ELECTION.toSeconds()
+          + " s: it stopped, or its log does not take writes");
     }
     return applied;
   }

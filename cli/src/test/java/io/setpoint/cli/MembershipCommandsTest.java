@@ -43,6 +43,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MembershipCommandsTest {
   private static final Duration WAIT = Duration.ofSeconds(90);
+  /**
+   * Operations each phase waits for, so that the swaps counted at the end show the load kept
+   * working through every change, however quickly agents now start and stop.
+   */
+  private static final int PHASE_OPERATIONS = 60;
 
   @TempDir Path dir;
   private final List<CliRun> agents = new ArrayList<>(java.util.Collections.nCopies(5, null));
@@ -77,13 +82,13 @@ class MembershipCommandsTest {
         work.add(pool.submit(() -> load.run(client, () -> anyServing(api, serving), running)));
       }
       try {
-        load.awaitProgress(30);
+        load.awaitProgress(PHASE_OPERATIONS);
         // Grow to five: each new agent asks member 1 to add it.
         for (int i = 3; i < 5; i++) {
           agents.set(i, CliRun.start(cluster.joining(i, api[1], "-demo-types", "-no-demo-controllers")));
           ClusterArgs.awaitReady(api[i], WAIT);
           serving.add(i);
-          load.awaitProgress(30);
+          load.awaitProgress(PHASE_OPERATIONS);
         }
         assertThat(peerNames(api[0])).containsExactlyInAnyOrder(
             cluster.name(0), cluster.name(1), cluster.name(2), cluster.name(3), cluster.name(4));
@@ -99,7 +104,7 @@ class MembershipCommandsTest {
           assertThat(remove.code()).as(remove.toString()).isZero();
           assertThat(remove.out()).contains("removed " + cluster.name(removed)).doesNotContain(cluster.name(removed) + " ");
           agents.get(removed).interruptAndJoin();
-          load.awaitProgress(30);
+          load.awaitProgress(PHASE_OPERATIONS);
         }
         assertThat(peerNames(api[4])).containsExactlyInAnyOrderElementsOf(serving.stream().map(cluster::name).toList());
 
@@ -108,11 +113,11 @@ class MembershipCommandsTest {
         serving.remove(Integer.valueOf(wiped));
         agents.get(wiped).interruptAndJoin();
         deleteTree(cluster.dataDir(wiped));
-        load.awaitProgress(30);
+        load.awaitProgress(PHASE_OPERATIONS);
         agents.set(wiped, CliRun.start(cluster.joining(wiped, api[4], "-demo-types", "-no-demo-controllers")));
         ClusterArgs.awaitReady(api[wiped], WAIT);
         serving.add(wiped);
-        load.awaitProgress(30);
+        load.awaitProgress(PHASE_OPERATIONS);
       } finally {
         running.set(false);
       }

@@ -27,6 +27,11 @@ import org.junit.jupiter.api.io.TempDir;
  * whose agent stopped or whose leader stepped down is sent again and applied once.
  */
 class RollingRestartTest {
+  /**
+   * Operations each phase waits for, so that the swaps counted at the end show the load kept
+   * working through every restart, however quickly agents now start and stop.
+   */
+  private static final int PHASE_OPERATIONS = 40;
   private static final Duration WAIT = Duration.ofSeconds(90);
 
   @TempDir Path dir;
@@ -66,14 +71,14 @@ class RollingRestartTest {
           work.add(pool.submit(() -> load.run(name, () -> client, running)));
         }
         try {
-          load.awaitProgress(30);
+          load.awaitProgress(PHASE_OPERATIONS);
           // In the order the clients reach the agents, so that every restart moves every client.
           for (int i = 0; i < 3; i++) {
             agents.get(i).interruptAndJoin();
-            load.awaitProgress(20);
+            load.awaitProgress(PHASE_OPERATIONS);
             agents.set(i, CliRun.start(cluster.member(i, "-demo-types", "-no-demo-controllers")));
             ClusterArgs.awaitReady(api[i], WAIT);
-            load.awaitProgress(20);
+            load.awaitProgress(PHASE_OPERATIONS);
           }
         } finally {
           running.set(false);

@@ -42,9 +42,16 @@ final class DataDirectory {
   }
 
   private final Path group;
+  private final int configuredMembers;
 
   DataDirectory(RaftConfig config) {
     this.group = config.dataDir().resolve(RatisSettings.GROUP_ID.getUuid().toString());
+    this.configuredMembers = config.peers().size();
+  }
+
+  /** How many members the cluster has, as Ratis recorded it here, else as configured. */
+  int members() {
+    return recordedMembers().orElse(configuredMembers);
   }
 
   /** Where Ratis keeps this group: the directory to move aside or restore as a whole. */
@@ -104,7 +111,7 @@ final class DataDirectory {
    * How many members the latest membership Ratis recorded has, if {@code raft-meta.conf} holds
    * one. It is written with every configuration entry, so it outlives the {@code -cluster} flag.
    */
-  OptionalInt recordedMembers() {
+  private OptionalInt recordedMembers() {
     Path file = current().resolve("raft-meta.conf");
     if (!Files.isRegularFile(file)) {
       return OptionalInt.empty();

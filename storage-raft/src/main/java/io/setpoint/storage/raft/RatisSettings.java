@@ -72,7 +72,7 @@ final class RatisSettings {
 
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(t.electionTimeoutMin()));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(t.electionTimeoutMax()));
-    if (!config.join() && new DataDirectory(config).recordedMembers().orElse(config.peers().size()) == 1) {
+    if (!config.join() && new DataDirectory(config).members() == 1) {
       // Alone in its cluster, a member has nobody to wait for or to compete with: it elects itself
       // at once instead of after a timeout of a second or more, most of a single node's start.
       RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p, millis(ALONE_FIRST_ELECTION_MIN));

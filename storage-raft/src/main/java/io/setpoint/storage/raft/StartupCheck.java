@@ -216,7 +216,7 @@ final class StartupCheck {
     if (damage.isEmpty()) {
       return Optional.empty();
     }
-    int members = members();
+    int members = dir.members();
     if (members > 1) {
       throw refusal(dir.metaFile() + " " + damage.get() + ". It records this member's term and its vote in it;"
           + " without them, this member of a cluster of " + members + " could vote twice in one term and let two"
@@ -340,17 +340,13 @@ final class StartupCheck {
 
   /** {@code problem}, that this member does not start for it, and what the operator can do. */
   private IOException refusal(String problem, Throwable cause) {
-    String remedy = members() > 1
+    String remedy = dir.members() > 1
         ? " The other members hold every acknowledged write: move " + config.dataDir() + " aside and start this"
             + " member with an empty data directory; it catches up from the leader."
         : " Restore " + config.dataDir() + " from a backup taken while the node was stopped.";
     return new IOException("not starting on " + config.dataDir() + ": " + problem + remedy, cause);
   }
 
-  /** How many members the cluster has, as Ratis recorded it, else as configured. */
-  private int members() {
-    return dir.recordedMembers().orElse(config.peers().size());
-  }
 
   private static FileLock tryLock(FileChannel channel) throws IOException {
     try {

@@ -8,6 +8,8 @@ import java.io.PrintWriter;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import jdk.jfr.FlightRecorder;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -35,15 +37,23 @@ import picocli.CommandLine.UnmatchedArgumentException;
 public final class Main {
   static final int FAILED = 1;
   static final int USAGE = 2;
+  private static final String PICOCLI_CLOSURES = "picocli.disable.closures";
+  private static final String GRPC_NO_NATIVE_TRANSPORT = "io.grpc.netty.shaded.io.netty.transport.noNative";
+  /** The commands that stop what they started in a shutdown hook, so must exit through them. */
+  private static final Set<String> WITH_SHUTDOWN_HOOKS = Set.of("agent", "bench", "demo");
 
   /**
    * The subcommands by name, in the order help lists them. Building a command's model is most of
    * a short command's run time, so a run builds only the one it names (see {@link #commandLine}).
+   * The names are spelt out rather than read from each class's {@code @Command}: reading one
+   * annotation loads every class it names, every subcommand's subcommands among them, which was a
+   * third of {@code --version}'s run (MainTest checks that the names match).
    */
-  private static final Map<String, Class<?>> SUBCOMMANDS = subcommands(
-      AgentCommand.class, ResourceCommand.class, TypeCommand.class, AclCommand.class, OperatorCommand.class,
-      SnapshotCommand.class, BenchCommand.class, ControllerCommand.class, WhyCommand.class, DemoCommand.class,
-      CommandLine.HelpCommand.class);
+  static final Map<String, Class<?>> SUBCOMMANDS = subcommands(
+      "agent", AgentCommand.class, "resource", ResourceCommand.class, "type", TypeCommand.class,
+      "acl", AclCommand.class, "operator", OperatorCommand.class, "snapshot", SnapshotCommand.class,
+      "bench", BenchCommand.class, "controller", ControllerCommand.class, "why", WhyCommand.class,
+      "demo", DemoCommand.class, "help", CommandLine.HelpCommand.class);
 
   private final InputStream stdin;
 
@@ -53,7 +63,26 @@ public final class Main {
 
   /** Runs the command line and exits with its code. */
   public static void main(String[] args) {
-    System.exit(commandLine(System.in, args).execute(args));
+    boolean server = args.length > 0 && WITH_SHUTDOWN_HOOKS.contains(args[0]);
+    if (!server && System.getProperty(GRPC_NO_NATIVE_TRANSPORT) == null) {
+      // A command makes one connection: Java's own sockets serve it as well as epoll, whose native
+      // library gRPC would first copy out of its jar into a temporary file (a tenth of a second).
+      System.setProperty(GRPC_NO_NATIVE_TRANSPORT, "true");
+    }
+    CommandLine cmd = commandLine(System.in, args);
+    int code = cmd.execute(args);
+    // A flight recording started with -XX:StartFlightRecording is written by a shutdown hook too.
+    if (server || FlightRecorder.isInitialized()) {
+      System.exit(code);
+    }
+    // System.exit asks the platform's logging whether to log the exit, and finding it looks for a
+    // logging service in every jar on the class path: about 70 ms of a 300 ms command. The other
+    // commands register no shutdown hook, so once their output is flushed there is nothing to run.
+    cmd.getOut().flush();
+    cmd.getErr().flush();
+    System.out.flush();
+    System.err.flush();
+    Runtime.getRuntime().halt(code);
   }
 
   /**
@@ -63,6 +92,11 @@ public final class Main {
    * gets suggestions.
    */
   static CommandLine commandLine(InputStream stdin, String... args) {
+    // Picocli otherwise looks for Groovy on the class path, which opens every jar on it to find
+    // nothing: about 80 ms of every command. No command of ours is written in Groovy.
+    if (System.getProperty(PICOCLI_CLOSURES) == null) {
+      System.setProperty(PICOCLI_CLOSURES, "true");
+    }
     CommandLine cmd = new CommandLine(new Main(stdin));
     String first = args.length == 0 ? "" : args[0];
     Class<?> named = SUBCOMMANDS.get(first);
@@ -71,16 +105,19 @@ public final class Main {
     } else if (!(args.length == 1 && (first.equals("--version") || first.equals("-V")))) {
       SUBCOMMANDS.values().forEach(cmd::addSubcommand);
     }
+    // Picocli's own writers, given to every subcommand, so that main can flush what any printed.
+    cmd.setOut(cmd.getOut());
+    cmd.setErr(cmd.getErr());
     cmd.setCaseInsensitiveEnumValuesAllowed(true);
     cmd.setExecutionExceptionHandler(Main::onFailure);
     cmd.setParameterExceptionHandler(Main::onUsageError);
     return cmd;
   }
 
-  private static Map<String, Class<?>> subcommands(Class<?>... commands) {
+  private static Map<String, Class<?>> subcommands(Object... nameThenClass) {
     Map<String, Class<?>> byName = new LinkedHashMap<>();
-    for (Class<?> command : commands) {
-      byName.put(command.getAnnotation(Command.class).name(), command);
+    for (int i = 0; i < nameThenClass.length; i += 2) {
+      byName.put((String) nameThenClass[i], (Class<?>) nameThenClass[i + 1]);
     }
     return Collections.unmodifiableMap(byName);
   }

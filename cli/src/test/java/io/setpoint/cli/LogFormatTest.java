@@ -10,8 +10,10 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.LoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.Layout;
+import ch.qos.logback.core.read.ListAppender;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * The log format the distribution ships ({@link LogConfigurator}): a reconcile's lines carry its
@@ -50,6 +52,24 @@ class LogFormatTest {
     LoggerContext quiet = new LoggerContext();
     LogConfigurator.apply(quiet, "WARN");
     assertThat(quiet.getLogger("io.setpoint.server.agent.Agent").getEffectiveLevel()).isEqualTo(Level.WARN);
+  }
+
+  /** The JDK's own logging (System.Logger, as its HTTP client uses) is written to the same log. */
+  @Test
+  void theJdksOwnLoggingReachesTheLog() {
+    Logger logger = (Logger) LoggerFactory.getLogger("setpoint.test.platform-logging");
+    ListAppender<ILoggingEvent> events = new ListAppender<>();
+    events.start();
+    logger.addAppender(events);
+    try {
+      System.getLogger("setpoint.test.platform-logging").log(System.Logger.Level.WARNING, "from the JDK: {0}", 42);
+      assertThat(events.list).singleElement().satisfies(event -> {
+        assertThat(event.getLevel()).isEqualTo(Level.WARN);
+        assertThat(event.getFormattedMessage()).isEqualTo("from the JDK: 42");
+      });
+    } finally {
+      logger.detachAppender(events);
+    }
   }
 
   private static String line(Layout<ILoggingEvent> layout, Logger logger, Level level, String message, Map<String, String> mdc) {

@@ -2,7 +2,15 @@ package io.setpoint.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.setpoint.testkit.FreePorts;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine.Command;
 
 /**
  * The top-level command: a run builds only the subcommand it names, so what every run depends on
@@ -15,6 +23,12 @@ class MainTest {
     CliRun version = CliRun.run("--version");
     assertThat(version.code()).isZero();
     assertThat(version.out()).startsWith("setpoint ");
+  }
+
+  @Test
+  void eachSubcommandIsListedUnderItsOwnName() {
+    Main.SUBCOMMANDS.forEach((name, command) ->
+        assertThat(command.getAnnotation(Command.class).name()).as(command.getName()).isEqualTo(name));
   }
 
   @Test
@@ -41,5 +55,39 @@ class MainTest {
     CliRun misspelt = CliRun.run("resorce", "list");
     assertThat(misspelt.code()).isEqualTo(Main.USAGE);
     assertThat(misspelt.err()).contains("Unmatched arguments", "resource");
+  }
+
+  /**
+   * A client command ends its JVM without System.exit (see {@link Main#main}): what it printed,
+   * on both streams, and its exit code must still reach the caller.
+   */
+  @Test
+  void aCommandInAJvmOfItsOwnPrintsAllItsOutputAndExitsWithItsCode() throws Exception {
+    Exited version = main("--version");
+    assertThat(version.code()).isZero();
+    assertThat(version.out()).startsWith("setpoint ");
+
+    Exited unreachable = main("resource", "list", "demo.v2.Artist", "-address", "127.0.0.1:" + FreePorts.loopback());
+    assertThat(unreachable.code()).isEqualTo(Main.FAILED);
+    assertThat(unreachable.err()).contains("Error: cannot reach", "Is an agent running there?");
+
+    Exited misspelt = main("resorce");
+    assertThat(misspelt.code()).isEqualTo(Main.USAGE);
+    assertThat(misspelt.err()).contains("Unmatched argument", "Run 'setpoint -h' for help.");
+  }
+
+  private record Exited(int code, String out, String err) {}
+
+  private static Exited main(String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command).start();
+    process.getOutputStream().close();
+    // Both streams are short; reading them to the end is how the test waits for the exit.
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("exited").isTrue();
+    return new Exited(process.exitValue(), out, err);
   }
 }

@@ -524,7 +524,6 @@ public final class Agent implements AutoCloseable {
 
     /** Starts serving; returns once the port is bound. */
     public Agent start() {
-      EarlyClassInit.start();
       Closer opened = new Closer();
       if (backend != null) {
         opened.add(backend::close); // handed over: the agent closes it, also when it fails to start

@@ -131,6 +131,7 @@ public final class AotTraining {
 
   private static void trainCli(String dev, String durable) {
     long start = System.nanoTime();
+    Main.configureClientJvm();
     run(List.of("--version"), "");
     run(List.of("-h"), "");
     run(List.of("resource", "list", "-h"), "");

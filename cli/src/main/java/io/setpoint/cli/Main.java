@@ -64,10 +64,8 @@ public final class Main {
   /** Runs the command line and exits with its code. */
   public static void main(String[] args) {
     boolean server = args.length > 0 && WITH_SHUTDOWN_HOOKS.contains(args[0]);
-    if (!server && System.getProperty(GRPC_NO_NATIVE_TRANSPORT) == null) {
-      // A command makes one connection: Java's own sockets serve it as well as epoll, whose native
-      // library gRPC would first copy out of its jar into a temporary file (a tenth of a second).
-      System.setProperty(GRPC_NO_NATIVE_TRANSPORT, "true");
+    if (!server) {
+      configureClientJvm();
     }
     CommandLine cmd = commandLine(System.in, args);
     int code = cmd.execute(args);
@@ -83,6 +81,18 @@ public final class Main {
     System.out.flush();
     System.err.flush();
     Runtime.getRuntime().halt(code);
+  }
+
+  /**
+   * Sets up this JVM for a client command (AotTraining does the same, so that the CLI's AOT cache
+   * holds what such a command loads). A command makes one connection: Java's own sockets serve it
+   * as well as epoll, whose native library gRPC would first copy out of its jar into a temporary
+   * file (a tenth of a second). A value given on the command line wins.
+   */
+  static void configureClientJvm() {
+    if (System.getProperty(GRPC_NO_NATIVE_TRANSPORT) == null) {
+      System.setProperty(GRPC_NO_NATIVE_TRANSPORT, "true");
+    }
   }
 
   /**

@@ -34,10 +34,11 @@ import picocli.CommandLine;
  * would cost a short CLI command more than they save it.
  * <ul>
  *   <li>{@code agent CLI_CONFIGURATION}: starts {@code agent -dev} and a durable node in this JVM,
- *       calls their HTTP API, writes to each from a few closed-loop gRPC clients (the load
- *       generator of {@code setpoint bench}), and stops them. While both run, it runs the CLI
- *       training in a JVM of its own, recording into {@code CLI_CONFIGURATION}.
+ *       runs the CLI training against them in a JVM of its own, recording into {@code
+ *       CLI_CONFIGURATION}, then the clients' in another that records nothing, and stops them.
  *   <li>{@code cli DEV_ADDRESS DURABLE_ADDRESS}: the README's commands against those agents.
+ *   <li>{@code clients DEV_ADDRESS DURABLE_ADDRESS}: calls their HTTP API, then writes to each
+ *       from a few closed-loop gRPC clients (the load generator of {@code setpoint bench}).
  * </ul>
  *
  * <p>The build runs it ({@code cli/pom.xml}, profile {@code aot-cache}); a command that fails
@@ -66,8 +67,10 @@ public final class AotTraining {
       trainAgents(Path.of(args[1]));
     } else if (args.length == 3 && args[0].equals("cli")) {
       trainCli(args[1], args[2]);
+    } else if (args.length == 3 && args[0].equals("clients")) {
+      clients(List.of(args[1], args[2]));
     } else {
-      System.err.println("usage: AotTraining agent CLI_CONFIGURATION | AotTraining cli DEV_ADDRESS DURABLE_ADDRESS");
+      System.err.println("usage: AotTraining agent CLI_CONFIGURATION | AotTraining cli|clients DEV_ADDRESS DURABLE_ADDRESS");
       System.exit(2);
     }
     // The agents' non-daemon threads are gone; exit for the JVM to write what it recorded.
@@ -87,18 +90,8 @@ public final class AotTraining {
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
       devAgent.awaitReady(http, dev);
       durableAgent.awaitReady(http, durable);
-      cliInOwnJvm(cliConfiguration, dev, durable);
-      for (String address : List.of(dev, durable)) {
-        String nina = "http://" + address + "/api/demo/v2/Artist/nina";
-        http(http, HttpRequest.newBuilder(URI.create(nina)).header("Content-Type", "application/json")
-            .PUT(HttpRequest.BodyPublishers.ofString(
-                "{\"data\": {\"name\": \"Nina Simone\", \"discography\": [\"Pastel Blues\"]}}"))
-            .build());
-        http(http, HttpRequest.newBuilder(URI.create(nina + "/owned")).build());
-        http(http, HttpRequest.newBuilder(URI.create(nina)).DELETE().build());
-        http(http, HttpRequest.newBuilder(URI.create("http://" + address + "/metrics")).build());
-        load(address);
-      }
+      inOwnJvm("cli", cliConfiguration, dev, durable);
+      inOwnJvm("clients", null, dev, durable);
     } finally {
       try (Stream<Path> files = Files.walk(dataDir)) {
         files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -108,24 +101,50 @@ public final class AotTraining {
   }
 
   /**
-   * Runs {@code cli} in a new JVM with this one's java, flags and class path, recording into {@code
-   * configuration} when this JVM records too.
+   * Runs {@code mode} in a new JVM with this one's java, flags and class path: recording into
+   * {@code configuration} when this JVM records too, or recording nothing when that is null.
    */
-  private static void cliInOwnJvm(Path configuration, String dev, String durable)
+  private static void inOwnJvm(String mode, Path configuration, String dev, String durable)
       throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElseThrow());
     for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      command.add(arg.startsWith("-XX:AOTConfiguration=") ? "-XX:AOTConfiguration=" + configuration : arg);
+      if (arg.startsWith("-XX:AOTConfiguration=")) {
+        if (configuration != null) {
+          command.add("-XX:AOTConfiguration=" + configuration);
+        }
+      } else if (!(configuration == null && arg.startsWith("-XX:AOTMode="))) {
+        command.add(arg);
+      }
     }
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), AotTraining.class.getName(), "cli", dev, durable));
-    Process cli = new ProcessBuilder(command).inheritIO().start();
-    if (!cli.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-      cli.destroyForcibly();
-      throw new IllegalStateException("the CLI training did not end within " + TIMEOUT);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), AotTraining.class.getName(), mode, dev, durable));
+    Process process = new ProcessBuilder(command).inheritIO().start();
+    if (!process.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new IllegalStateException("the " + mode + " training did not end within " + TIMEOUT);
     }
-    if (cli.exitValue() != 0) {
-      throw new IllegalStateException("the CLI training failed (exit " + cli.exitValue() + ")");
+    if (process.exitValue() != 0) {
+      throw new IllegalStateException("the " + mode + " training failed (exit " + process.exitValue() + ")");
+    }
+  }
+
+  /**
+   * What clients do to the agents: their HTTP API, then writes from a few closed-loop gRPC clients.
+   * In a JVM that records nothing, so that the agents' cache holds what an agent loads and no
+   * client's classes.
+   */
+  private static void clients(List<String> addresses) throws IOException, InterruptedException {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    for (String address : addresses) {
+      String nina = "http://" + address + "/api/demo/v2/Artist/nina";
+      http(http, HttpRequest.newBuilder(URI.create(nina)).header("Content-Type", "application/json")
+          .PUT(HttpRequest.BodyPublishers.ofString(
+              "{\"data\": {\"name\": \"Nina Simone\", \"discography\": [\"Pastel Blues\"]}}"))
+          .build());
+      http(http, HttpRequest.newBuilder(URI.create(nina + "/owned")).build());
+      http(http, HttpRequest.newBuilder(URI.create(nina)).DELETE().build());
+      http(http, HttpRequest.newBuilder(URI.create("http://" + address + "/metrics")).build());
+      load(address);
     }
   }
 

@@ -24,12 +24,12 @@ setpoint_java_major() {
 }
 
 setpoint_find_jdk() {
-  # Sets SETPOINT_JDK and SETPOINT_JDK_MAJOR, or says what to install and returns 1.
+  # Sets SETPOINT_JDK and SETPOINT_JAVA_MAJOR, or says what to install and returns 1.
   local candidate best="" best_major=0
   if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/javac" ]; then
     setpoint_java_major "$JAVA_HOME/bin/java"
     if [ "$SETPOINT_MAJOR" -ge 21 ]; then
-      SETPOINT_JDK="$JAVA_HOME" SETPOINT_JDK_MAJOR="$SETPOINT_MAJOR"
+      SETPOINT_JDK="$JAVA_HOME" SETPOINT_JAVA_MAJOR="$SETPOINT_MAJOR"
       return 0
     fi
   fi
@@ -51,8 +51,8 @@ setpoint_find_jdk() {
     echo "setpoint: install one (e.g. apt-get install openjdk-21-jdk-headless) or set JAVA_HOME." >&2
     return 1
   fi
-  SETPOINT_JDK="$best" SETPOINT_JDK_MAJOR="$best_major"
+  SETPOINT_JDK="$best" SETPOINT_JAVA_MAJOR="$best_major"
 }
 
 setpoint_find_jdk || exit 1
-export JAVA_HOME="$SETPOINT_JDK" SETPOINT_JAVA_MAJOR="$SETPOINT_JDK_MAJOR"
+export JAVA_HOME="$SETPOINT_JDK" SETPOINT_JAVA_MAJOR

@@ -204,8 +204,8 @@ final class AgentCommand implements Callable<Integer> {
     TlsFiles raftTls = raftTls();
     // Armeria loads BoringSSL (netty-tcnative) as it starts, TLS or not: about 0.4 s of a start on
     // two cores. Without TLS on the API port nothing uses it (Raft's TLS is Ratis's own).
-    if (apiTls == null && System.getProperty(ARMERIA_OPENSSL) == null) {
-      System.setProperty(ARMERIA_OPENSSL, "false");
+    if (apiTls == null) {
+      System.getProperties().putIfAbsent(ARMERIA_OPENSSL, "false");
     }
     boolean demo = dev || demoTypes;
     Agent agent;

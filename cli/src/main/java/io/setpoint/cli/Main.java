@@ -63,14 +63,14 @@ public final class Main {
 
   /** Runs the command line and exits with its code. */
   public static void main(String[] args) {
-    boolean server = args.length > 0 && WITH_SHUTDOWN_HOOKS.contains(args[0]);
-    if (!server) {
+    boolean withShutdownHooks = args.length > 0 && WITH_SHUTDOWN_HOOKS.contains(args[0]);
+    if (!withShutdownHooks) {
       configureClientJvm();
     }
     CommandLine cmd = commandLine(System.in, args);
     int code = cmd.execute(args);
     // A flight recording started with -XX:StartFlightRecording is written by a shutdown hook too.
-    if (server || FlightRecorder.isInitialized()) {
+    if (withShutdownHooks || FlightRecorder.isInitialized()) {
       System.exit(code);
     }
     // System.exit asks the platform's logging whether to log the exit, and finding it looks for a
@@ -90,9 +90,7 @@ public final class Main {
    * file (a tenth of a second). A value given on the command line wins.
    */
   static void configureClientJvm() {
-    if (System.getProperty(GRPC_NO_NATIVE_TRANSPORT) == null) {
-      System.setProperty(GRPC_NO_NATIVE_TRANSPORT, "true");
-    }
+    System.getProperties().putIfAbsent(GRPC_NO_NATIVE_TRANSPORT, "true");
   }
 
   /**
@@ -104,9 +102,7 @@ public final class Main {
   static CommandLine commandLine(InputStream stdin, String... args) {
     // Picocli otherwise looks for Groovy on the class path, which opens every jar on it to find
     // nothing: about 80 ms of every command. No command of ours is written in Groovy.
-    if (System.getProperty(PICOCLI_CLOSURES) == null) {
-      System.setProperty(PICOCLI_CLOSURES, "true");
-    }
+    System.getProperties().putIfAbsent(PICOCLI_CLOSURES, "true");
     CommandLine cmd = new CommandLine(new Main(stdin));
     String first = args.length == 0 ? "" : args[0];
     Class<?> named = SUBCOMMANDS.get(first);

@@ -72,15 +72,13 @@ final class RatisSettings {
 
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(t.electionTimeoutMin()));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(t.electionTimeoutMax()));
-    if (!config.join() && new DataDirectory(config).members() == 1) {
-      // Alone in its cluster, a member has nobody to wait for or to compete with: it elects itself
-      // at once instead of after a timeout of a second or more, most of a single node's start.
-      RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p, millis(ALONE_FIRST_ELECTION_MIN));
-      RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(p, millis(ALONE_FIRST_ELECTION_MAX));
-    } else {
-      RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p, millis(t.electionTimeoutMin()));
-      RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(p, millis(t.electionTimeoutMax()));
-    }
+    // Alone in its cluster, a member has nobody to wait for or to compete with: it elects itself
+    // at once instead of after a timeout of a second or more, most of a single node's start.
+    boolean alone = !config.join() && new DataDirectory(config).members() == 1;
+    RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p,
+        millis(alone ? ALONE_FIRST_ELECTION_MIN : t.electionTimeoutMin()));
+    RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(p,
+        millis(alone ? ALONE_FIRST_ELECTION_MAX : t.electionTimeoutMax()));
 
     // Strong reads are ReadIndex reads, on followers too. Ratis's default is to read the leader's
     // state machine without any check, and the lease is off unless set.

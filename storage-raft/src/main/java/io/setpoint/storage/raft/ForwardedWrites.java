@@ -8,7 +8,6 @@ import io.setpoint.storage.raft.v1.Forward;
 import io.setpoint.storage.raft.v1.Outcome;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /**
@@ -26,18 +25,13 @@ final class ForwardedWrites {
   private record Member(WriteBatcher writes, Function<Batch, CompletableFuture<BatchReply>> ownEntry) {}
 
   private final String self;
-  private final Executor executor;
   private volatile Member member;
 
   /**
    * @param self this member's node name
-   * @param executor where forwards are taken into the batcher: not on the Ratis thread that
-   *     delivers them, because sending a batch hands it to this member's Raft server, which blocks
-   *     until Ratis has taken it
    */
-  ForwardedWrites(String self, Executor executor) {
+  ForwardedWrites(String self) {
     this.self = self;
-    this.executor = executor;
   }
 
   /**
@@ -48,22 +42,26 @@ final class ForwardedWrites {
     this.member = new Member(writes, ownEntry);
   }
 
-  /** Commits {@code forward}; completes with its outcomes, in the order of its operations. */
+  /**
+   * Commits {@code forward}; completes with its outcomes, in the order of its operations. Runs on
+   * the Ratis thread that delivers the forward, where Ratis itself appends a client's entries.
+   */
   CompletableFuture<BatchReply> commit(Forward forward) {
     Member target = member;
     if (target == null) {
       return CompletableFuture.failedFuture(
           new StorageException(Reason.UNAVAILABLE, "this member is still starting"));
     }
-    return CompletableFuture.supplyAsync(() -> {
-          if (forward.getFrom().equals(self)) {
-            // This member forwarded it before it knew it leads, and its batcher's only slot waits
-            // for this very reply: queued behind that slot, the writes would never be sent.
-            return target.ownEntry().apply(forward.getBatch());
-          }
-          return collect(target.writes(), target.writes().submitAll(forward.getBatch().getOpsList()));
-        }, executor)
-        .thenCompose(reply -> reply);
+    try {
+      if (forward.getFrom().equals(self)) {
+        // This member forwarded it before it knew it leads, and its batcher's only slot waits
+        // for this very reply: queued behind that slot, the writes would never be sent.
+        return target.ownEntry().apply(forward.getBatch());
+      }
+      return collect(target.writes(), target.writes().submitAll(forward.getBatch().getOpsList()));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -51,7 +52,7 @@ final class LocalSubmitter {
     if (!info.isLeader() || !info.isLeaderReady()) {
       return null;
     }
-    return submit(entry, RaftClientRequest.writeRequestType());
+    return submit(division, entry, RaftClientRequest.writeRequestType());
   }
 
   /**
@@ -60,10 +61,15 @@ final class LocalSubmitter {
    * way the reply comes once this member has applied that index.
    */
   CompletableFuture<RaftClientReply> readBarrier() {
-    return submit(Message.EMPTY, RaftClientRequest.readRequestType());
+    try {
+      return submit(server.getDivision(RatisSettings.GROUP_ID), Message.EMPTY, RaftClientRequest.readRequestType());
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
-  private CompletableFuture<RaftClientReply> submit(Message entry, RaftClientRequest.Type type) {
+  private CompletableFuture<RaftClientReply> submit(
+      RaftServer.Division division, Message entry, RaftClientRequest.Type type) {
     RaftClientRequest request =
         RaftClientRequest.newBuilder()
             .setClientId(clientId)
@@ -74,7 +80,11 @@ final class LocalSubmitter {
             .setType(type)
             .build();
     try {
-      return server.submitClientRequestAsync(request);
+      // RaftServer's own entry point runs each request on the server's client executor and blocks
+      // the caller until it has been taken: a hand-off and a wait that the division itself skips.
+      return division instanceof RaftClientAsynchronousProtocol direct
+          ? direct.submitClientRequestAsync(request)
+          : server.submitClientRequestAsync(request);
     } catch (IOException e) {
       return CompletableFuture.failedFuture(e);
     }

@@ -123,9 +123,9 @@ public final class RaftBackend implements Backend, Replication {
   private final LocalSubmitter local;
   /**
    * Where Raft's answers are handled: never on a Ratis thread, because whoever an answer wakes may
-   * send the next entry or barrier, and handing one to this member's own server blocks the caller
-   * until Ratis has taken it (which a Ratis thread, say the one applying entries, must not wait
-   * for).
+   * send the next entry or barrier, and handing one to this member's own server appends it on the
+   * caller's thread, which may wait for room in the log's queue (which a Ratis thread, say the one
+   * applying entries, must not do).
    */
   private final ExecutorService replies;
   private final WriteBatcher writes;
@@ -133,7 +133,7 @@ public final class RaftBackend implements Backend, Replication {
   private final Duration timeout;
   private final MemberHealth health;
   private final RaftActivity activity;
-  /** Runs {@link #health}'s checks and restarts. */
+  /** Runs {@link #health}'s checks and restarts, and the write batcher's deadline checks. */
   private final ScheduledExecutorService healthTimer;
   private volatile boolean closed;
 
@@ -167,7 +167,7 @@ public final class RaftBackend implements Backend, Replication {
     this.timeout = config.tuning().requestTimeout();
     RaftTuning t = config.tuning();
     this.writes = new WriteBatcher(this::replicate, this::appliedHere, t.maxBatchOps(), t.maxBatchBytes(), t.maxBatchesInFlight(), timeout,
-        RatisSettings.heapShare(t));
+        RatisSettings.heapShare(t), healthTimer);
     this.reads = new ReadBarrier(this::readIndex);
   }
 
@@ -201,7 +201,7 @@ public final class RaftBackend implements Backend, Replication {
     var properties = RatisSettings.properties(config);
     ExecutorService replies =
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("setpoint-raft-reply-", 0).factory());
-    ForwardedWrites forwarded = new ForwardedWrites(config.nodeName(), replies);
+    ForwardedWrites forwarded = new ForwardedWrites(config.nodeName());
     StartupCheck check = new StartupCheck(config, properties);
     ScheduledExecutorService healthTimer = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().daemon().name("setpoint-raft-health-" + config.nodeName()).factory());
@@ -544,14 +544,15 @@ public final class RaftBackend implements Backend, Replication {
       closed = true;
     }
     health.close();
-    healthTimer.shutdownNow();
-    awaitQuietly(healthTimer);
     writes.close();
     store.close();
     closeQuietly(forwarder);
     retiredForwarders.forEach(RaftBackend::closeQuietly);
     LogWorkerWakeup.whenClosed(server, LOG_CLOSE_TIMEOUT);
     closeQuietly(server);
+    // Only now: until the server has answered every write in flight, their deadlines still count.
+    healthTimer.shutdownNow();
+    awaitQuietly(healthTimer);
     replies.shutdown();
     leadership.close();
   }
@@ -636,7 +637,7 @@ public final class RaftBackend implements Backend, Replication {
     } catch (StorageException e) {
       return CompletableFuture.failedFuture(e);
     }
-    // The batcher bounds the wait by the request timeout (one timer per batch).
+    // The batcher bounds the wait by the request timeout.
     return committed.exceptionallyCompose(e -> CompletableFuture.failedFuture(inFlightFailure(e)));
   }
 

@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
@@ -36,6 +38,9 @@ final class WriteBatcher implements AutoCloseable {
   /** A queued write; {@code deadline} ({@link System#nanoTime}) is when its writer stops waiting. */
   private record Pending(Op op, CompletableFuture<Outcome> outcome, long deadline) {}
 
+  /** A sent batch whose writers have not been answered; it fails when {@code deadline} passes. */
+  private record Unsettled(CompletableFuture<BatchReply> settled, long deadline) {}
+
   private final Function<Batch, CompletableFuture<BatchReply>> submit;
   private final Function<BatchReply, CompletableFuture<BatchReply>> settle;
   private final int maxOps;
@@ -43,6 +48,7 @@ final class WriteBatcher implements AutoCloseable {
   private final int maxInFlight;
   private final long timeoutNanos;
   private final long maxQueuedBytes;
+  private final ScheduledExecutorService timer;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
@@ -50,6 +56,10 @@ final class WriteBatcher implements AutoCloseable {
   private long queuedBytes;
   private int inFlight;
   private boolean closed;
+  /** Sent batches not yet settled, for {@link #expire}. */
+  private final List<Unsettled> unsettled = new ArrayList<>();
+  /** Whether {@link #expire} is scheduled. */
+  private boolean expiring;
 
   /**
    * @param submit sends one batch through Raft and completes with its reply (or exceptionally
@@ -60,6 +70,7 @@ final class WriteBatcher implements AutoCloseable {
    * @param timeout how long a writer waits from submitting: then its outcome fails with a {@link
    *     TimeoutException}, though the write may still be committed
    * @param maxQueuedBytes the most serialized bytes of operations that may wait for a batch
+   * @param timer where the writers' deadlines are checked
    */
   WriteBatcher(
       Function<Batch, CompletableFuture<BatchReply>> submit,
@@ -68,7 +79,8 @@ final class WriteBatcher implements AutoCloseable {
       int maxBytes,
       int maxInFlight,
       Duration timeout,
-      long maxQueuedBytes) {
+      long maxQueuedBytes,
+      ScheduledExecutorService timer) {
     this.submit = submit;
     this.settle = settle;
     this.maxOps = maxOps;
@@ -76,6 +88,7 @@ final class WriteBatcher implements AutoCloseable {
     this.maxInFlight = maxInFlight;
     this.timeoutNanos = timeout.toNanos();
     this.maxQueuedBytes = maxQueuedBytes;
+    this.timer = timer;
   }
 
   /** Queues {@code op} for the next batch; completes with its outcome once applied. */
@@ -166,11 +179,75 @@ final class WriteBatcher implements AutoCloseable {
               return error == null ? settle.apply(answer) : CompletableFuture.<BatchReply>failedFuture(error);
             })
             .thenCompose(answer -> answer);
-    // One timer per batch, not per write, from its earliest deadline. A batch that times out keeps
-    // its slot until Raft answers, so a stuck log does not gain batches in flight.
-    settled
-        .orTimeout(Math.max(0, batch.getFirst().deadline() - System.nanoTime()), TimeUnit.NANOSECONDS)
-        .whenComplete((answer, error) -> complete(batch, answer, error));
+    // A batch fails at its earliest writer's deadline (see expire). One that times out keeps its
+    // slot until Raft answers, so a stuck log does not gain batches in flight.
+    Unsettled waiting = new Unsettled(settled, batch.getFirst().deadline());
+    watch(waiting);
+    settled.whenComplete((answer, error) -> {
+      forget(waiting);
+      complete(batch, answer, error);
+    });
+  }
+
+  private void watch(Unsettled waiting) {
+    boolean schedule;
+    lock.lock();
+    try {
+      unsettled.add(waiting);
+      schedule = !expiring;
+      expiring = true;
+    } finally {
+      lock.unlock();
+    }
+    if (schedule) {
+      scheduleExpiry(waiting.deadline());
+    }
+  }
+
+  private void forget(Unsettled settled) {
+    lock.lock();
+    try {
+      unsettled.remove(settled);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Fails the batches whose deadline has passed, then waits for the earliest deadline left. One
+   * check per deadline rather than a timer per batch: scheduling and cancelling a timer for each
+   * batch woke the timer's thread twice per write when each write was a batch of its own.
+   */
+  private void expire() {
+    List<Unsettled> late = new ArrayList<>();
+    long next = Long.MAX_VALUE;
+    lock.lock();
+    try {
+      long now = System.nanoTime();
+      for (Unsettled waiting : unsettled) {
+        if (waiting.deadline() - now <= 0) {
+          late.add(waiting);
+        } else if (next == Long.MAX_VALUE || waiting.deadline() - next < 0) {
+          next = waiting.deadline();
+        }
+      }
+      unsettled.removeAll(late);
+      expiring = next != Long.MAX_VALUE;
+    } finally {
+      lock.unlock();
+    }
+    if (next != Long.MAX_VALUE) {
+      scheduleExpiry(next);
+    }
+    late.forEach(waiting -> waiting.settled().completeExceptionally(new TimeoutException()));
+  }
+
+  private void scheduleExpiry(long deadline) {
+    try {
+      timer.schedule(this::expire, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException stopped) {
+      // The store is closing: its Raft server fails what is still in flight as it stops.
+    }
   }
 
   /** Whether a batch is submitted and not yet answered. */

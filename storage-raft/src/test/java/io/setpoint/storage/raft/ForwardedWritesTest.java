@@ -15,6 +15,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,8 +28,15 @@ class ForwardedWritesTest {
   private final List<Batch> sent = new ArrayList<>();
   private final List<CompletableFuture<BatchReply>> replies = new ArrayList<>();
   private final List<Batch> ownEntries = new ArrayList<>();
-  private final WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), Long.MAX_VALUE);
-  private final ForwardedWrites forwarded = new ForwardedWrites("leader", Runnable::run);
+  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+  private final WriteBatcher batcher =
+      new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), Long.MAX_VALUE, timer);
+  private final ForwardedWrites forwarded = new ForwardedWrites("leader");
+
+  @AfterEach
+  void stopTimer() {
+    timer.shutdownNow();
+  }
 
   private CompletableFuture<BatchReply> send(Batch batch) {
     sent.add(batch);

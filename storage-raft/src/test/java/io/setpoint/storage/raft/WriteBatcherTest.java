@@ -16,7 +16,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class WriteBatcherTest {
@@ -24,6 +27,12 @@ class WriteBatcherTest {
   /** Records every batch sent and lets the test answer each. */
   private final List<Batch> sent = new ArrayList<>();
   private final List<CompletableFuture<BatchReply>> replies = new ArrayList<>();
+  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+
+  @AfterEach
+  void stopTimer() {
+    timer.shutdownNow();
+  }
 
   private CompletableFuture<BatchReply> send(Batch batch) {
     sent.add(batch);
@@ -47,7 +56,7 @@ class WriteBatcherTest {
 
   @Test
   void writesArrivingWhileTheOnlySlotIsBusyTravelTogetherInTheNextBatch() throws Exception {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED);
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer);
     CompletableFuture<Outcome> first = batcher.submit(op("a"));
     List<CompletableFuture<Outcome>> queued = new ArrayList<>();
     for (String name : List.of("b", "c", "d")) {
@@ -78,7 +87,7 @@ class WriteBatcherTest {
               sendingWhenSettled.add(batcher[0].sending());
               return CompletableFuture.completedFuture(reply);
             },
-            100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED);
+            100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer);
     assertThat(batcher[0].sending()).isFalse();
     batcher[0].submit(op("a"));
     batcher[0].submit(op("b"));
@@ -95,7 +104,7 @@ class WriteBatcherTest {
   @Test
   void freeSlotsSendAtOnceAndBatchesRespectTheOpAndByteLimits() {
     int oneOp = op("a").getSerializedSize();
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 3, oneOp * 2, 2, Duration.ofMinutes(1), UNBOUNDED);
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 3, oneOp * 2, 2, Duration.ofMinutes(1), UNBOUNDED, timer);
     batcher.submit(op("a"));
     batcher.submit(op("b"));
     assertThat(sent).as("two free slots: two batches of one").hasSize(2);
@@ -113,7 +122,7 @@ class WriteBatcherTest {
 
   @Test
   void aFailedBatchFailsEachOfItsWritesAndFreesTheSlot() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED);
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer);
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     StorageException lost = new StorageException(StorageException.Reason.UNAVAILABLE, "no leader");
@@ -126,7 +135,7 @@ class WriteBatcherTest {
 
   @Test
   void aReplyWithTooFewOutcomesFailsTheWritesItLeavesOut() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED);
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer);
     batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     CompletableFuture<Outcome> c = batcher.submit(op("c"));
@@ -138,7 +147,7 @@ class WriteBatcherTest {
 
   @Test
   void aWriterWaitsNoLongerThanTheTimeoutWhileItsBatchKeepsTheSlot() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofSeconds(1), UNBOUNDED);
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofSeconds(1), UNBOUNDED, timer);
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
 
     await().atMost(Duration.ofSeconds(10)).until(a::isDone);
@@ -164,7 +173,7 @@ class WriteBatcherTest {
           settling.add(reply);
           return applied;
         },
-        100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED);
+        100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer);
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
 
@@ -181,7 +190,7 @@ class WriteBatcherTest {
   @Test
   void aBatchThatIsNotSettledInTimeFailsItsWriters() {
     WriteBatcher batcher =
-        new WriteBatcher(this::send, reply -> new CompletableFuture<>(), 100, 1 << 20, 1, Duration.ofMillis(200), UNBOUNDED);
+        new WriteBatcher(this::send, reply -> new CompletableFuture<>(), 100, 1 << 20, 1, Duration.ofMillis(200), UNBOUNDED, timer);
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     answer(0, 1);
 
@@ -190,10 +199,24 @@ class WriteBatcherTest {
   }
 
   @Test
+  void aBatchSentAfterOneThatWasAnsweredInTimeStillFailsAtItsOwnDeadline() {
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMillis(300), UNBOUNDED, timer);
+    CompletableFuture<Outcome> a = batcher.submit(op("a"));
+    answer(0, 1);
+    assertThat(a.join().getRevision()).isEqualTo(1);
+    CompletableFuture<Outcome> b = batcher.submit(op("b"));
+
+    await().atMost(Duration.ofSeconds(10)).until(b::isDone);
+    assertThatThrownBy(b::join)
+        .as("the deadline check that was due for a, answered meanwhile, waits on for b")
+        .hasCauseInstanceOf(TimeoutException.class);
+  }
+
+  @Test
   void aWriteThatWouldOverfillTheQueuesByteBudgetIsRefusedAtOnceAndLaterOnesFitAgain() {
     int oneOp = op("a").getSerializedSize();
     WriteBatcher batcher = new WriteBatcher(
-        this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), 2L * oneOp);
+        this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), 2L * oneOp, timer);
     CompletableFuture<Outcome> inFlight = batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     CompletableFuture<Outcome> c = batcher.submit(op("c"));
@@ -216,7 +239,7 @@ class WriteBatcherTest {
   @Test
   void anEmptyQueueTakesAWriteLargerThanItsWholeByteBudget() {
     WriteBatcher batcher = new WriteBatcher(
-        this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), 1);
+        this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), 1, timer);
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     answer(0, 1);
@@ -226,7 +249,7 @@ class WriteBatcherTest {
 
   @Test
   void closingFailsQueuedWritesAndRefusesNewOnes() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED);
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer);
     CompletableFuture<Outcome> inFlight = batcher.submit(op("a"));
     CompletableFuture<Outcome> queued = batcher.submit(op("b"));
     batcher.close();

@@ -122,10 +122,10 @@ public final class RaftBackend implements Backend, Replication {
   private final List<RaftClient> retiredForwarders = new CopyOnWriteArrayList<>();
   private final LocalSubmitter local;
   /**
-   * Where Raft's answers are handled: never on a Ratis thread, because whoever an answer wakes may
-   * send the next entry or barrier, and handing one to this member's own server appends it on the
-   * caller's thread, which may wait for room in the log's queue (which a Ratis thread, say the one
-   * applying entries, must not do).
+   * Where entries and barriers are sent from once a Raft answer makes room for them, and where
+   * forwards and barriers are answered: never on a Ratis thread, because handing an entry to this
+   * member's own server appends it on the caller's thread, which may wait for room in the log's
+   * queue (which a Ratis thread, say the one applying entries, must not do).
    */
   private final ExecutorService replies;
   private final WriteBatcher writes;
@@ -167,7 +167,7 @@ public final class RaftBackend implements Backend, Replication {
     this.timeout = config.tuning().requestTimeout();
     RaftTuning t = config.tuning();
     this.writes = new WriteBatcher(this::replicate, this::appliedHere, t.maxBatchOps(), t.maxBatchBytes(), t.maxBatchesInFlight(), timeout,
-        RatisSettings.heapShare(t), healthTimer);
+        RatisSettings.heapShare(t), healthTimer, replies);
     this.reads = new ReadBarrier(this::readIndex);
   }
 
@@ -799,7 +799,9 @@ public final class RaftBackend implements Backend, Replication {
   /** {@code batch} as this member's own log entry; {@code null} when it does not lead. */
   private CompletableFuture<BatchReply> ownEntryIfLeading(Batch batch) {
     CompletableFuture<RaftClientReply> submitted = local.writeIfLeading(StoreStateMachine.message(batch));
-    return submitted == null ? null : offRatis(submitted).thenApply(RaftBackend::batchReply);
+    // Answered on the Ratis thread that completes it: the batcher sends its next batch elsewhere,
+    // and waking the writers there would be one more hand-off per entry.
+    return submitted == null ? null : submitted.thenApply(RaftBackend::batchReply);
   }
 
   /** A forward of this member's own that reached it as leader: an entry of its own, or a failure. */

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -49,6 +50,7 @@ final class WriteBatcher implements AutoCloseable {
   private final long timeoutNanos;
   private final long maxQueuedBytes;
   private final ScheduledExecutorService timer;
+  private final Executor sender;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
@@ -71,6 +73,8 @@ final class WriteBatcher implements AutoCloseable {
    *     TimeoutException}, though the write may still be committed
    * @param maxQueuedBytes the most serialized bytes of operations that may wait for a batch
    * @param timer where the writers' deadlines are checked
+   * @param sender where a batch that queued behind an answered one is sent: {@code submit}'s
+   *     answers may come on a thread that must not send (for the Raft backend, one of Ratis's)
    */
   WriteBatcher(
       Function<Batch, CompletableFuture<BatchReply>> submit,
@@ -80,7 +84,8 @@ final class WriteBatcher implements AutoCloseable {
       int maxInFlight,
       Duration timeout,
       long maxQueuedBytes,
-      ScheduledExecutorService timer) {
+      ScheduledExecutorService timer,
+      Executor sender) {
     this.submit = submit;
     this.settle = settle;
     this.maxOps = maxOps;
@@ -89,6 +94,7 @@ final class WriteBatcher implements AutoCloseable {
     this.timeoutNanos = timeout.toNanos();
     this.maxQueuedBytes = maxQueuedBytes;
     this.timer = timer;
+    this.sender = sender;
   }
 
   /** Queues {@code op} for the next batch; completes with its outcome once applied. */
@@ -269,7 +275,14 @@ final class WriteBatcher implements AutoCloseable {
     } finally {
       lock.unlock();
     }
-    ready.forEach(this::send);
+    if (!ready.isEmpty()) {
+      try {
+        sender.execute(() -> ready.forEach(this::send));
+      } catch (RejectedExecutionException stopped) {
+        StorageException failure = new StorageException(Reason.UNAVAILABLE, "the store is shut down");
+        ready.forEach(batch -> batch.forEach(p -> p.outcome().completeExceptionally(failure)));
+      }
+    }
   }
 
   private static void complete(List<Pending> batch, BatchReply reply, Throwable error) {

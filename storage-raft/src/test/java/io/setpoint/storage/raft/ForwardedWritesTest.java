@@ -30,7 +30,7 @@ class ForwardedWritesTest {
   private final List<Batch> ownEntries = new ArrayList<>();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
   private final WriteBatcher batcher =
-      new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), Long.MAX_VALUE, timer);
+      new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), Long.MAX_VALUE, timer, Runnable::run);
   private final ForwardedWrites forwarded = new ForwardedWrites("leader");
 
   @AfterEach

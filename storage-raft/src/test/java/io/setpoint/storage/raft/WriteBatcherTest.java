@@ -56,7 +56,7 @@ class WriteBatcherTest {
 
   @Test
   void writesArrivingWhileTheOnlySlotIsBusyTravelTogetherInTheNextBatch() throws Exception {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer);
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer, Runnable::run);
     CompletableFuture<Outcome> first = batcher.submit(op("a"));
     List<CompletableFuture<Outcome>> queued = new ArrayList<>();
     for (String name : List.of("b", "c", "d")) {
@@ -87,7 +87,7 @@ class WriteBatcherTest {
               sendingWhenSettled.add(batcher[0].sending());
               return CompletableFuture.completedFuture(reply);
             },
-            100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer);
+            100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer, Runnable::run);
     assertThat(batcher[0].sending()).isFalse();
     batcher[0].submit(op("a"));
     batcher[0].submit(op("b"));
@@ -104,7 +104,7 @@ class WriteBatcherTest {
   @Test
   void freeSlotsSendAtOnceAndBatchesRespectTheOpAndByteLimits() {
     int oneOp = op("a").getSerializedSize();
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 3, oneOp * 2, 2, Duration.ofMinutes(1), UNBOUNDED, timer);
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 3, oneOp * 2, 2, Duration.ofMinutes(1), UNBOUNDED, timer, Runnable::run);
     batcher.submit(op("a"));
     batcher.submit(op("b"));
     assertThat(sent).as("two free slots: two batches of one").hasSize(2);
@@ -122,7 +122,7 @@ class WriteBatcherTest {
 
   @Test
   void aFailedBatchFailsEachOfItsWritesAndFreesTheSlot() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer);
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer, Runnable::run);
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     StorageException lost = new StorageException(StorageException.Reason.UNAVAILABLE, "no leader");
@@ -135,7 +135,7 @@ class WriteBatcherTest {
 
   @Test
   void aReplyWithTooFewOutcomesFailsTheWritesItLeavesOut() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer);
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer, Runnable::run);
     batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     CompletableFuture<Outcome> c = batcher.submit(op("c"));
@@ -147,7 +147,7 @@ class WriteBatcherTest {
 
   @Test
   void aWriterWaitsNoLongerThanTheTimeoutWhileItsBatchKeepsTheSlot() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofSeconds(1), UNBOUNDED, timer);
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofSeconds(1), UNBOUNDED, timer, Runnable::run);
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
 
     await().atMost(Duration.ofSeconds(10)).until(a::isDone);
@@ -173,7 +173,7 @@ class WriteBatcherTest {
           settling.add(reply);
           return applied;
         },
-        100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer);
+        100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer, Runnable::run);
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
 
@@ -190,7 +190,7 @@ class WriteBatcherTest {
   @Test
   void aBatchThatIsNotSettledInTimeFailsItsWriters() {
     WriteBatcher batcher =
-        new WriteBatcher(this::send, reply -> new CompletableFuture<>(), 100, 1 << 20, 1, Duration.ofMillis(200), UNBOUNDED, timer);
+        new WriteBatcher(this::send, reply -> new CompletableFuture<>(), 100, 1 << 20, 1, Duration.ofMillis(200), UNBOUNDED, timer, Runnable::run);
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     answer(0, 1);
 
@@ -199,8 +199,28 @@ class WriteBatcherTest {
   }
 
   @Test
+  void writersAreAnsweredOnTheAnsweringThreadAndTheNextBatchIsSentByTheSender() {
+    List<Runnable> toSend = new ArrayList<>();
+    WriteBatcher batcher = new WriteBatcher(
+        this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer, toSend::add);
+    CompletableFuture<Outcome> a = batcher.submit(op("a"));
+    CompletableFuture<Outcome> b = batcher.submit(op("b"));
+    assertThat(sent).as("a free slot sends on the writer's thread").hasSize(1);
+
+    answer(0, 1);
+    assertThat(a.join().getRevision()).isEqualTo(1);
+    assertThat(sent).as("the queued batch waits for the sender").hasSize(1);
+    assertThat(batcher.sending()).as("its slot is taken already").isTrue();
+
+    toSend.forEach(Runnable::run);
+    assertThat(sent).hasSize(2);
+    answer(1, 2);
+    assertThat(b.join().getRevision()).isEqualTo(2);
+  }
+
+  @Test
   void aBatchSentAfterOneThatWasAnsweredInTimeStillFailsAtItsOwnDeadline() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMillis(300), UNBOUNDED, timer);
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMillis(300), UNBOUNDED, timer, Runnable::run);
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     answer(0, 1);
     assertThat(a.join().getRevision()).isEqualTo(1);
@@ -216,7 +236,7 @@ class WriteBatcherTest {
   void aWriteThatWouldOverfillTheQueuesByteBudgetIsRefusedAtOnceAndLaterOnesFitAgain() {
     int oneOp = op("a").getSerializedSize();
     WriteBatcher batcher = new WriteBatcher(
-        this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), 2L * oneOp, timer);
+        this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), 2L * oneOp, timer, Runnable::run);
     CompletableFuture<Outcome> inFlight = batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     CompletableFuture<Outcome> c = batcher.submit(op("c"));
@@ -239,7 +259,7 @@ class WriteBatcherTest {
   @Test
   void anEmptyQueueTakesAWriteLargerThanItsWholeByteBudget() {
     WriteBatcher batcher = new WriteBatcher(
-        this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), 1, timer);
+        this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), 1, timer, Runnable::run);
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     answer(0, 1);
@@ -249,7 +269,7 @@ class WriteBatcherTest {
 
   @Test
   void closingFailsQueuedWritesAndRefusesNewOnes() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer);
+    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer, Runnable::run);
     CompletableFuture<Outcome> inFlight = batcher.submit(op("a"));
     CompletableFuture<Outcome> queued = batcher.submit(op("b"));
     batcher.close();

@@ -9,6 +9,7 @@ import io.setpoint.storage.raft.v1.Outcome;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -29,7 +30,7 @@ import java.util.function.Function;
  * its slot and drains whatever queued meanwhile. So a lone writer pays one Raft round, and under
  * load each round carries everything that arrived during the previous one. Its writers then get
  * their outcomes once the batch is settled (for the Raft backend: applied by this member), which
- * is one wait and one timer per batch rather than per writer.
+ * is one wait per batch rather than per writer; one deadline check serves all batches in flight.
  *
  * <p>The queue is bounded by bytes: a write that would take it past its budget is refused at once
  * with {@code RESOURCE_EXHAUSTED} (nothing is written), so writers faster than the log cannot fill
@@ -226,24 +227,25 @@ final class WriteBatcher implements AutoCloseable {
    */
   private void expire() {
     List<Unsettled> late = new ArrayList<>();
-    long next = Long.MAX_VALUE;
+    Unsettled earliest = null;
     lock.lock();
     try {
       long now = System.nanoTime();
-      for (Unsettled waiting : unsettled) {
+      for (Iterator<Unsettled> it = unsettled.iterator(); it.hasNext(); ) {
+        Unsettled waiting = it.next();
         if (waiting.deadline() - now <= 0) {
           late.add(waiting);
-        } else if (next == Long.MAX_VALUE || waiting.deadline() - next < 0) {
-          next = waiting.deadline();
+          it.remove();
+        } else if (earliest == null || waiting.deadline() - earliest.deadline() < 0) {
+          earliest = waiting;
         }
       }
-      unsettled.removeAll(late);
-      expiring = next != Long.MAX_VALUE;
+      expiring = earliest != null;
     } finally {
       lock.unlock();
     }
-    if (next != Long.MAX_VALUE) {
-      scheduleExpiry(next);
+    if (earliest != null) {
+      scheduleExpiry(earliest.deadline());
     }
     late.forEach(waiting -> waiting.settled().completeExceptionally(new TimeoutException()));
   }

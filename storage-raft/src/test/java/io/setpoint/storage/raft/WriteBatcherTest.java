@@ -34,6 +34,11 @@ class WriteBatcherTest {
     timer.shutdownNow();
   }
 
+  /** A batcher of one slot, whose batches go to {@link #send} and are settled once answered. */
+  private WriteBatcher batcher(Duration timeout) {
+    return new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, timeout, UNBOUNDED, timer, Runnable::run);
+  }
+
   private CompletableFuture<BatchReply> send(Batch batch) {
     sent.add(batch);
     CompletableFuture<BatchReply> reply = new CompletableFuture<>();
@@ -56,7 +61,7 @@ class WriteBatcherTest {
 
   @Test
   void writesArrivingWhileTheOnlySlotIsBusyTravelTogetherInTheNextBatch() throws Exception {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer, Runnable::run);
+    WriteBatcher batcher = batcher(Duration.ofMinutes(1));
     CompletableFuture<Outcome> first = batcher.submit(op("a"));
     List<CompletableFuture<Outcome>> queued = new ArrayList<>();
     for (String name : List.of("b", "c", "d")) {
@@ -122,7 +127,7 @@ class WriteBatcherTest {
 
   @Test
   void aFailedBatchFailsEachOfItsWritesAndFreesTheSlot() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer, Runnable::run);
+    WriteBatcher batcher = batcher(Duration.ofMinutes(1));
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     StorageException lost = new StorageException(StorageException.Reason.UNAVAILABLE, "no leader");
@@ -135,7 +140,7 @@ class WriteBatcherTest {
 
   @Test
   void aReplyWithTooFewOutcomesFailsTheWritesItLeavesOut() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer, Runnable::run);
+    WriteBatcher batcher = batcher(Duration.ofMinutes(1));
     batcher.submit(op("a"));
     CompletableFuture<Outcome> b = batcher.submit(op("b"));
     CompletableFuture<Outcome> c = batcher.submit(op("c"));
@@ -147,7 +152,7 @@ class WriteBatcherTest {
 
   @Test
   void aWriterWaitsNoLongerThanTheTimeoutWhileItsBatchKeepsTheSlot() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofSeconds(1), UNBOUNDED, timer, Runnable::run);
+    WriteBatcher batcher = batcher(Duration.ofSeconds(1));
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
 
     await().atMost(Duration.ofSeconds(10)).until(a::isDone);
@@ -220,7 +225,7 @@ class WriteBatcherTest {
 
   @Test
   void aBatchSentAfterOneThatWasAnsweredInTimeStillFailsAtItsOwnDeadline() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMillis(300), UNBOUNDED, timer, Runnable::run);
+    WriteBatcher batcher = batcher(Duration.ofMillis(300));
     CompletableFuture<Outcome> a = batcher.submit(op("a"));
     answer(0, 1);
     assertThat(a.join().getRevision()).isEqualTo(1);
@@ -269,7 +274,7 @@ class WriteBatcherTest {
 
   @Test
   void closingFailsQueuedWritesAndRefusesNewOnes() {
-    WriteBatcher batcher = new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), UNBOUNDED, timer, Runnable::run);
+    WriteBatcher batcher = batcher(Duration.ofMinutes(1));
     CompletableFuture<Outcome> inFlight = batcher.submit(op("a"));
     CompletableFuture<Outcome> queued = batcher.submit(op("b"));
     batcher.close();

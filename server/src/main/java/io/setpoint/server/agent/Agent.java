@@ -103,6 +103,8 @@ public final class Agent implements AutoCloseable {
   private static final Duration HANDOVER_TIMEOUT = Duration.ofSeconds(3);
   /** How long a stopping server waits for requests to stop coming before it closes its connections. */
   private static final Duration STOP_QUIET_PERIOD = Duration.ofMillis(20);
+  /** How long an upgraded HTTP/2 connection's first response waits for the client's preface at most. */
+  private static final Duration H2C_PREFACE_WAIT = Duration.ofSeconds(5);
   /** How long stopping waits for the server's I/O threads to end once every connection is closed. */
   private static final Duration EVENT_LOOPS_TIMEOUT = Duration.ofSeconds(1);
 
@@ -629,7 +631,8 @@ public final class Agent implements AutoCloseable {
               // leave in one flush per connection, at the end of the event-loop task.
               .childChannelPipelineCustomizer(p -> {
                 http2.track(p.channel());
-                p.addFirst(new FlushConsolidationHandler(256, true))
+                p.addFirst(new H2cPrefaceGate(H2C_PREFACE_WAIT))
+                    .addFirst(new FlushConsolidationHandler(256, true))
                     // Ahead of everything: a connection past the limits is reset before anything reads it.
                     .addFirst(limiter);
               })

@@ -8,12 +8,10 @@ import io.setpoint.controller.Result;
 import io.setpoint.controller.loop.LeaseLocker;
 import io.setpoint.controller.loop.Loop;
 import io.setpoint.controller.manager.LoopRunner;
+import io.setpoint.controller.time.ManualClock;
 import io.setpoint.controller.time.ManualTicker;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -23,7 +21,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
@@ -139,7 +136,7 @@ class LeaseLockerTest {
 
   @Test
   void aHolderWhoseTickerStandsStillRenewsNothingAndLosesItsKeyOnceItsHeartbeatExpires() throws Exception {
-    SettableClock clock = new SettableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     ManualTicker aTime = new ManualTicker();
     ManualTicker bTime = new ManualTicker();
     SetpointClient client = SetpointClient.connect("127.0.0.1:" + setpoint.agent().port());
@@ -165,34 +162,6 @@ class LeaseLockerTest {
       bTime.advance(LEASE.dividedBy(3));
       await().atMost(WAIT).until(() -> b.tryAcquire("sku-1"));
       assertThat(a.tryAcquire("sku-1")).as("a, not renewed for a lease, keeps its hands off").isFalse();
-    }
-  }
-
-  /** A wall clock that moves only when told. */
-  private static final class SettableClock extends Clock {
-    private final AtomicReference<Instant> now;
-
-    SettableClock(Instant start) {
-      this.now = new AtomicReference<>(start);
-    }
-
-    void advance(Duration duration) {
-      now.updateAndGet(t -> t.plus(duration));
-    }
-
-    @Override
-    public Instant instant() {
-      return now.get();
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      throw new UnsupportedOperationException("a test clock has one zone");
     }
   }
 

@@ -1,5 +1,6 @@
 package io.setpoint.server.lifecycle;
 
+import com.github.f4b6a3.ulid.Ulid;
 import io.setpoint.api.Ids;
 import io.setpoint.api.core.v1.Tombstone;
 import io.setpoint.api.v1.ID;
@@ -10,6 +11,7 @@ import io.setpoint.controller.Controller;
 import io.setpoint.controller.Result;
 import io.setpoint.resource.CoreTypes;
 import io.setpoint.resource.Hooks;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -21,14 +23,21 @@ import java.util.concurrent.ConcurrentHashMap;
  * every resource the deleted owner owned (each of which leaves its own tombstone when it owns
  * more, so the cascade recurses), then the tombstone. Because the tombstone is stored before the
  * owner is deleted, a crash anywhere in between is resumed when the controller starts again. While
- * an owned resource waits for its finalizers, the tombstone is looked at again with a backoff
- * (10 ms doubling to 5 s), not in a busy loop.
+ * an owned resource waits for its finalizers, or the owner for its delete, the tombstone is looked
+ * at again with a backoff (10 ms doubling to 5 s), not in a busy loop. An owner still there 30 s
+ * after its tombstone was written was not deleted after all, and the tombstone goes.
  */
 public final class Cascade {
   /** The controller's name. */
   public static final String NAME = "setpoint-cascade";
   private static final Duration FIRST_WAIT = Duration.ofMillis(10);
   private static final Duration LONGEST_WAIT = Duration.ofSeconds(5);
+  /**
+   * How long an owner that is still there may take to be deleted after its tombstone was written,
+   * before the cascade takes its delete for failed and drops the tombstone. A replicated write can
+   * wait out a leader election in between.
+   */
+  static final Duration OWNER_DELETE_GRACE = Duration.ofSeconds(30);
 
   private Cascade() {}
 
@@ -49,7 +58,12 @@ public final class Cascade {
           ID owner = Hooks.decode(tombstone.get(), Tombstone.class).data().getOwner();
           Optional<Resource> stillThere = read(client, Ids.withoutUid(owner));
           if (stillThere.isPresent() && stillThere.get().getId().getUid().equals(owner.getUid())) {
+            // The tombstone is written before the owner is deleted: the delete may still be on its way.
+            if (age(tombstone.get(), tools.clock()).compareTo(OWNER_DELETE_GRACE) < 0) {
+              return Result.requeueAfter(backoff(waits.merge(req.id(), 1, Integer::sum)));
+            }
             // The owner's delete never happened (it failed after the tombstone was written).
+            waits.remove(req.id());
             client.delete(tombstone.get().getId());
             return Result.done();
           }
@@ -66,6 +80,11 @@ public final class Cascade {
           tools.logger().debug("cascade of {} done: {} owned resources deleted", Ids.format(owner), children.size());
           return Result.done();
         });
+  }
+
+  /** How long the tombstone has been there: its uid is a ULID, made when it was written. */
+  private static Duration age(Resource tombstone, Clock clock) {
+    return Duration.between(Ulid.from(tombstone.getId().getUid()).getInstant(), clock.instant());
   }
 
   private static Duration backoff(int waits) {

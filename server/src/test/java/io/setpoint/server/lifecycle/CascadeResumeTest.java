@@ -17,10 +17,6 @@ import io.setpoint.server.agent.Agent;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.ForwardingBackend;
 import io.setpoint.storage.memory.MemoryBackend;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -33,7 +29,6 @@ import org.junit.jupiter.api.Test;
 class CascadeResumeTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final String HOLD = "test.setpoint.io/hold";
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   /** The store outlives the agent that closes it, as a durable store outlives a crash. */
   private static final class Surviving extends ForwardingBackend {
@@ -60,8 +55,8 @@ class CascadeResumeTest {
       // The middle label is deleted and leaves a tombstone; the bottom one waits for its finalizer.
       await().atMost(WAIT).until(() -> client.findConsistent(middle).isEmpty()
           && client.findConsistent(bottom).map(Finalizers::isMarkedForDeletion).orElse(false));
-      await().atMost(WAIT).until(() -> waitingReconciles(first) >= 4);
-      assertThat(waitingReconciles(first)).as("reconciles of a waiting cascade: it backs off (10, 20, 40 ms ...)")
+      await().atMost(WAIT).until(() -> CascadeWaits.of(first) >= 4);
+      assertThat(CascadeWaits.of(first)).as("reconciles of a waiting cascade: it backs off (10, 20, 40 ms ...)")
           .isLessThan(20);
       assertThat(client.listAll(CoreTypes.TOMBSTONE, Tenancies.CLUSTER)).isNotEmpty();
     } // the agent goes away in the middle of the cascade
@@ -77,18 +72,6 @@ class CascadeResumeTest {
     } finally {
       store.close();
     }
-  }
-
-  /** How many times the cascade found owned resources still there, from the agent's /metrics. */
-  private double waitingReconciles(Agent agent) throws Exception {
-    String metrics = http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + agent.port() + "/metrics")).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
-    return metrics.lines()
-        .filter(l -> l.startsWith("controller_runtime_reconcile_total{")
-            && l.contains("controller=\"" + Cascade.NAME + "\"") && l.contains("result=\"requeue_after\""))
-        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
-        .sum();
   }
 
   private static Agent agent(MemoryBackend store) {

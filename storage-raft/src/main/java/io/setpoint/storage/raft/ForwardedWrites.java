@@ -53,9 +53,11 @@ final class ForwardedWrites {
           new StorageException(Reason.UNAVAILABLE, "this member is still starting"));
     }
     try {
-      if (forward.getFrom().equals(self)) {
-        // This member forwarded it before it knew it leads, and its batcher's only slot waits
-        // for this very reply: queued behind that slot, the writes would never be sent.
+      if (forward.getFrom().equals(self) || forward.getBatch().getOpsCount() == 0) {
+        // This member's own forward, sent before it knew it leads: its batcher's only slot waits
+        // for this very reply, so queued behind that slot the writes would never be sent. Or an
+        // empty batch: a follower asking for an entry that brings it the commit index
+        // (RaftBackend.nudgeIfLate), which the batcher would not append.
         return target.ownEntry().apply(forward.getBatch());
       }
       return collect(target.writes(), target.writes().submitAll(forward.getBatch().getOpsList()));

@@ -39,6 +39,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -101,6 +102,8 @@ public final class RaftBackend implements Backend, Replication {
   private static final Logger log = LoggerFactory.getLogger(RaftBackend.class);
   /** How often the Raft division is checked and, after its log failed, the data directory probed. */
   private static final Duration HEALTH_EVERY = Duration.ofSeconds(1);
+  /** How long a follower waits to learn that its forwarded write is committed before it asks for an entry. */
+  private static final Duration COMMIT_NUDGE_AFTER = Duration.ofMillis(20);
   /** How long stopping watches for the Raft log to close, to wake its worker ({@link LogWorkerWakeup}). */
   private static final Duration LOG_CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
@@ -690,13 +693,35 @@ public final class RaftBackend implements Backend, Replication {
     // commit index along. When neither, and nobody else writes, the next append is a heartbeat, up
     // to half an election timeout away: a lone writer on a follower waited that long for each
     // write. Ratis heartbeats a follower as soon as it has answered that follower's ReadIndex, so a
-    // read barrier (shared with strong reads) brings the commit index now; its outcome does not
-    // matter here. (A barrier for every batch cost a quarter more CPU per write on three members
-    // at 16 clients.)
+    // read barrier (shared with strong reads) usually brings the commit index now; its outcome does
+    // not matter here. When it does not, an empty entry does (nudgeIfLate). (A barrier for every
+    // batch cost a quarter more CPU per write on three members at 16 clients.)
     if (!reply.getNextEntrySent() && !writes.sending()) {
       reads.await();
+      nudgeIfLate(reached);
     }
     return reached.thenApplyAsync(done -> reply, replies);
+  }
+
+  /**
+   * Asks the leader for an empty log entry when this member has not learnt of its write's commit
+   * {@link #COMMIT_NUDGE_AFTER} after the leader answered. Ratis 3.3.0's leader sometimes sends a
+   * follower nothing between committing an entry and its next heartbeat, half an election timeout
+   * later: its appenders wake when the commit index moves, but send only entries then, and a
+   * ReadIndex it deems acknowledged triggers no heartbeat. The next entry carries the commit index
+   * to every follower. A write waited about half a second for one in twenty lone writes on a
+   * follower (see docs/benchmarks-history.md).
+   */
+  private void nudgeIfLate(CompletableFuture<Void> reached) {
+    try {
+      healthTimer.schedule(() -> {
+        if (!reached.isDone()) {
+          replicate(Batch.getDefaultInstance()); // its outcome does not matter: only its append
+        }
+      }, COMMIT_NUDGE_AFTER.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException closing) {
+      // The store is closing; its writes fail as Raft stops.
+    }
   }
 
   /**
@@ -804,7 +829,10 @@ public final class RaftBackend implements Backend, Replication {
     return submitted == null ? null : submitted.thenApply(RaftBackend::batchReply);
   }
 
-  /** A forward of this member's own that reached it as leader: an entry of its own, or a failure. */
+  /**
+   * A forward of this member's own that reached it as leader, or an empty one from a follower
+   * (see {@link #nudgeIfLate}): an entry of its own, or a failure.
+   */
   private CompletableFuture<BatchReply> ownEntry(Batch batch) {
     CompletableFuture<BatchReply> own = ownEntryIfLeading(batch);
     return own != null

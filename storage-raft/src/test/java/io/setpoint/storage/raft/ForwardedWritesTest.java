@@ -129,6 +129,17 @@ class ForwardedWritesTest {
   }
 
   @Test
+  void anEmptyForwardFromAFollowerBecomesAnEntryOfTheLeadersOwnEvenWithNothingInFlight() {
+    forwarded.open(batcher, this::ownEntry);
+
+    CompletableFuture<BatchReply> nudge = forwarded.commit(forward("follower-1"));
+
+    assertThat(ownEntries).singleElement().satisfies(batch -> assertThat(batch.getOpsCount()).isZero());
+    assertThat(nudge).isCompleted();
+    assertThat(sent).as("an empty batch would never be sent by the batcher").isEmpty();
+  }
+
+  @Test
   void aForwardBeforeTheBatcherIsAttachedFails() {
     assertThatThrownBy(() -> forwarded.commit(forward("n2", "a")).join())
         .cause()

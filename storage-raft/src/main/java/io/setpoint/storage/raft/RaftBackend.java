@@ -709,8 +709,7 @@ public final class RaftBackend implements Backend, Replication {
    * follower nothing between committing an entry and its next heartbeat, half an election timeout
    * later: its appenders wake when the commit index moves, but send only entries then, and a
    * ReadIndex it deems acknowledged triggers no heartbeat. The next entry carries the commit index
-   * to every follower. A write waited about half a second for one in twenty lone writes on a
-   * follower (see docs/benchmarks-history.md).
+   * to every follower.
    */
   private void nudgeIfLate(CompletableFuture<Void> reached) {
     try {

@@ -714,8 +714,10 @@ public final class RaftBackend implements Backend, Replication {
   private void nudgeIfLate(CompletableFuture<Void> reached) {
     try {
       healthTimer.schedule(() -> {
-        if (!reached.isDone()) {
-          replicate(Batch.getDefaultInstance()); // its outcome does not matter: only its append
+        if (!reached.isDone() && !closed) {
+          // Off the timer, which also runs the writes' deadlines: a leader's own entry may wait on
+          // Ratis. Its outcome does not matter, only its append.
+          replies.execute(() -> replicate(Batch.getDefaultInstance()));
         }
       }, COMMIT_NUDGE_AFTER.toNanos(), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException closing) {

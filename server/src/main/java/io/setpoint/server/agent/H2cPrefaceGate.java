@@ -61,6 +61,7 @@ final class H2cPrefaceGate extends ChannelDuplexHandler {
       return;
     }
     holding = true;
+    deadline = ctx.executor().schedule(() -> open(ctx), limit.toNanos(), TimeUnit.NANOSECONDS);
     int split = headEnd + HEAD_END.length;
     if (split == bytes.writerIndex()) {
       ctx.write(msg, promise);
@@ -69,7 +70,6 @@ final class H2cPrefaceGate extends ChannelDuplexHandler {
       held.add(new Held(bytes.retainedSlice(split, bytes.writerIndex() - split), promise));
       bytes.release();
     }
-    deadline = ctx.executor().schedule(() -> open(ctx), limit.toNanos(), TimeUnit.NANOSECONDS);
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.setpoint.storage.raft.v1.Forward;
 import io.setpoint.storage.raft.v1.Outcome;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -25,13 +26,17 @@ final class ForwardedWrites {
   private record Member(WriteBatcher writes, Function<Batch, CompletableFuture<BatchReply>> ownEntry) {}
 
   private final String self;
+  private final Consumer<String> tellCommitted;
   private volatile Member member;
 
   /**
    * @param self this member's node name
+   * @param tellCommitted sends the named member this leader's commit index now (see
+   *     {@link CommitPropagation#tell})
    */
-  ForwardedWrites(String self) {
+  ForwardedWrites(String self, Consumer<String> tellCommitted) {
     this.self = self;
+    this.tellCommitted = tellCommitted;
   }
 
   /**
@@ -53,31 +58,33 @@ final class ForwardedWrites {
           new StorageException(Reason.UNAVAILABLE, "this member is still starting"));
     }
     try {
-      if (forward.getFrom().equals(self) || forward.getBatch().getOpsCount() == 0) {
+      if (forward.getFrom().equals(self)) {
         // This member's own forward, sent before it knew it leads: its batcher's only slot waits
-        // for this very reply, so queued behind that slot the writes would never be sent. Or an
-        // empty batch: a follower asking for an entry that brings it the commit index
-        // (RaftBackend.nudgeIfLate), which the batcher would not append.
+        // for this very reply, so queued behind that slot the writes would never be sent.
         return target.ownEntry().apply(forward.getBatch());
       }
-      return collect(target.writes(), target.writes().submitAll(forward.getBatch().getOpsList()));
+      return collect(forward.getFrom(), target.writes(), target.writes().submitAll(forward.getBatch().getOpsList()));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
   }
 
   /**
-   * The reply once every outcome is in. The last one completes right after the batcher answered
-   * its batch and sent whatever had queued meanwhile, so whether a batch is in flight then tells
-   * whether a newer entry is on its way to the followers. (Exact with one batch in flight, the
-   * default; with more, a batch in flight may have left before this one was committed, and the
-   * member that forwarded it waits for a later append instead.)
+   * The reply once every outcome is in. The member that forwarded the writes shows them only once
+   * it learns that they are committed. The last outcome completes right after the batcher answered
+   * its batch and sent whatever had queued meanwhile: a batch in flight then is a newer entry,
+   * whose append carries the commit index; with none, the member is told now. (Exact with one
+   * batch in flight, the default; with more, a batch in flight may have left before this one was
+   * committed, and the member learns of it from a later append or heartbeat.)
    */
-  private static CompletableFuture<BatchReply> collect(
-      WriteBatcher writes, List<CompletableFuture<Outcome>> outcomes) {
+  private CompletableFuture<BatchReply> collect(
+      String from, WriteBatcher writes, List<CompletableFuture<Outcome>> outcomes) {
     return CompletableFuture.allOf(outcomes.toArray(CompletableFuture[]::new))
         .thenApply(done -> {
-          BatchReply.Builder reply = BatchReply.newBuilder().setNextEntrySent(writes.sending());
+          if (!writes.sending()) {
+            tellCommitted.accept(from);
+          }
+          BatchReply.Builder reply = BatchReply.newBuilder();
           outcomes.forEach(outcome -> reply.addOutcomes(outcome.join()));
           return reply.build();
         });

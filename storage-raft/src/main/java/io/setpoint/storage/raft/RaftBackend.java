@@ -39,7 +39,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -102,8 +101,6 @@ public final class RaftBackend implements Backend, Replication {
   private static final Logger log = LoggerFactory.getLogger(RaftBackend.class);
   /** How often the Raft division is checked and, after its log failed, the data directory probed. */
   private static final Duration HEALTH_EVERY = Duration.ofSeconds(1);
-  /** How long a follower waits to learn that its forwarded write is committed before it asks for an entry. */
-  private static final Duration COMMIT_NUDGE_AFTER = Duration.ofMillis(20);
   /** How long stopping watches for the Raft log to close, to wake its worker ({@link LogWorkerWakeup}). */
   private static final Duration LOG_CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
@@ -197,6 +194,8 @@ public final class RaftBackend implements Backend, Replication {
   static RaftBackend start(RaftConfig config, Consumer<Batch> beforeApply) {
     // First, so that unusable TLS files fail before anything starts.
     var parameters = RatisSettings.parameters(config);
+    CommitPropagation commits = new CommitPropagation();
+    commits.install(parameters);
     ReplicatedStore store = new ReplicatedStore(config.limits());
     RaftActivity activity = new RaftActivity();
     LeadershipEvents leadership = new LeadershipEvents();
@@ -204,7 +203,7 @@ public final class RaftBackend implements Backend, Replication {
     var properties = RatisSettings.properties(config);
     ExecutorService replies =
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("setpoint-raft-reply-", 0).factory());
-    ForwardedWrites forwarded = new ForwardedWrites(config.nodeName());
+    ForwardedWrites forwarded = new ForwardedWrites(config.nodeName(), commits::tell);
     StartupCheck check = new StartupCheck(config, properties);
     ScheduledExecutorService healthTimer = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().daemon().name("setpoint-raft-health-" + config.nodeName()).factory());
@@ -688,41 +687,10 @@ public final class RaftBackend implements Backend, Replication {
     if (reached.isDone()) {
       return CompletableFuture.completedFuture(reply);
     }
-    // A follower learns that an entry is committed from the leader's next append. When the leader
-    // has sent a newer entry since, or this member has sent its next batch, that entry brings the
-    // commit index along. When neither, and nobody else writes, the next append is a heartbeat, up
-    // to half an election timeout away: a lone writer on a follower waited that long for each
-    // write. Ratis heartbeats a follower as soon as it has answered that follower's ReadIndex, so a
-    // read barrier (shared with strong reads) usually brings the commit index now; its outcome does
-    // not matter here. When it does not, an empty entry does (nudgeIfLate). (A barrier for every
-    // batch cost a quarter more CPU per write on three members at 16 clients.)
-    if (!reply.getNextEntrySent() && !writes.sending()) {
-      reads.await();
-      nudgeIfLate(reached);
-    }
+    // On a member that forwarded the writes: it learns that they are committed from the leader's
+    // next append, which the leader sends as it answers when no newer entry would bring the commit
+    // index (ForwardedWrites, CommitPropagation).
     return reached.thenApplyAsync(done -> reply, replies);
-  }
-
-  /**
-   * Asks the leader for an empty log entry when this member has not learnt of its write's commit
-   * {@link #COMMIT_NUDGE_AFTER} after the leader answered. Ratis 3.3.0's leader sometimes sends a
-   * follower nothing between committing an entry and its next heartbeat, half an election timeout
-   * later: its appenders wake when the commit index moves, but send only entries then, and a
-   * ReadIndex it deems acknowledged triggers no heartbeat. The next entry carries the commit index
-   * to every follower.
-   */
-  private void nudgeIfLate(CompletableFuture<Void> reached) {
-    try {
-      healthTimer.schedule(() -> {
-        if (!reached.isDone() && !closed) {
-          // Off the timer, which also runs the writes' deadlines: a leader's own entry may wait on
-          // Ratis. Its outcome does not matter, only its append.
-          replies.execute(() -> replicate(Batch.getDefaultInstance()));
-        }
-      }, COMMIT_NUDGE_AFTER.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException closing) {
-      // The store is closing; its writes fail as Raft stops.
-    }
   }
 
   /**

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
@@ -69,6 +70,8 @@ final class RatisSettings {
     RaftServerConfigKeys.setStorageDir(p, List.of(config.dataDir().toFile()));
     GrpcConfigKeys.Server.setHost(p, config.bindHost());
     GrpcConfigKeys.Server.setPort(p, config.raftPort());
+    // gRPC, with a leader that tells its followers of each commit at once (see CommitPropagation).
+    RaftConfigKeys.Rpc.setType(p, new CommitPropagation.Rpc());
 
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(t.electionTimeoutMin()));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(t.electionTimeoutMax()));

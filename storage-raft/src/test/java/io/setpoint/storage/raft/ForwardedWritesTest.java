@@ -31,7 +31,8 @@ class ForwardedWritesTest {
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
   private final WriteBatcher batcher =
       new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), Long.MAX_VALUE, timer, Runnable::run);
-  private final ForwardedWrites forwarded = new ForwardedWrites("leader");
+  private final List<String> told = new ArrayList<>();
+  private final ForwardedWrites forwarded = new ForwardedWrites("leader", told::add);
 
   @AfterEach
   void stopTimer() {
@@ -101,19 +102,21 @@ class ForwardedWritesTest {
   }
 
   @Test
-  void aReplyTellsWhetherTheLeaderHasSentANewerEntrySinceTheForwardWasCommitted() {
+  void aForwardingMemberIsToldOfTheCommitWhenNoNewerEntryWouldBringIt() {
     forwarded.open(batcher, this::ownEntry);
     CompletableFuture<BatchReply> first = forwarded.commit(forward("n2", "a"));
     batcher.submit(Op.newBuilder().setWrite(resource(id("l1"))).build());
     answer(0, 1);
     assertThat(sent).as("the leader's own write left in the next batch").hasSize(2);
-    assertThat(first.join().getNextEntrySent()).isTrue();
+    assertThat(first).isCompleted();
+    assertThat(told).as("the next entry carries the commit index to n2").isEmpty();
 
     CompletableFuture<BatchReply> second = forwarded.commit(forward("n3", "b"));
     answer(1, 2);
     answer(2, 3);
     assertThat(sent).as("nothing queued behind the forward").hasSize(3);
-    assertThat(second.join().getNextEntrySent()).isFalse();
+    assertThat(second).isCompleted();
+    assertThat(told).containsExactly("n3");
   }
 
   @Test
@@ -126,17 +129,6 @@ class ForwardedWritesTest {
     assertThat(ownEntries).singleElement().satisfies(batch -> assertThat(names(batch)).containsExactly("x"));
     assertThat(revisions(own)).containsExactly(99L);
     assertThat(sent).as("nothing joined the batcher's queue").hasSize(1);
-  }
-
-  @Test
-  void anEmptyForwardFromAFollowerBecomesAnEntryOfTheLeadersOwnEvenWithNothingInFlight() {
-    forwarded.open(batcher, this::ownEntry);
-
-    CompletableFuture<BatchReply> nudge = forwarded.commit(forward("follower-1"));
-
-    assertThat(ownEntries).singleElement().satisfies(batch -> assertThat(batch.getOpsCount()).isZero());
-    assertThat(nudge).isCompleted();
-    assertThat(sent).as("an empty batch would never be sent by the batcher").isEmpty();
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.setpoint.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.setpoint.loadgen.EtcdProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,11 +13,13 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
- * {@code setpoint bench writes} at a tiny size against a {@code -dev} agent it starts as a separate
- * JVM. etcd is pointed at a path where it is not, so this runs the same everywhere and checks the
- * "etcd is not installed" path; the etcd side is tested in the loadgen module.
+ * {@code setpoint bench writes} at a tiny size against agents it starts as separate JVMs: a
+ * {@code -dev} agent with etcd pointed at a path where it is not (the "etcd is not installed"
+ * path), and three durable members with leadership handed to one of them. The etcd side is tested
+ * in the loadgen module, and leadership handed over in an etcd cluster here where etcd is installed.
  */
 @Timeout(120)
 class WritesBenchTest {
@@ -51,6 +54,43 @@ class WritesBenchTest {
     assertThat(Double.parseDouble(warmUp.group(1))).isPositive();
     // The agent's temporary directory is gone with it.
     assertThat(benchDirs()).isSubsetOf(before);
+  }
+
+  @Test
+  void handsLeadershipToTheMemberAskedAndSaysHowManyClientsWroteToIt() {
+    // One client, which writes to member 1: with member 2 leading it writes through a follower.
+    CliRun run = CliRun.run("bench", "writes", "-nodes", "3", "-no-etcd", "-ops", "put", "-leader", "2",
+        "-clients", "1", "-keys", "5", "-first", "0", "-warmup", "0s", "-duration", "1s");
+
+    assertThat(run.code()).as(run.toString()).isZero();
+    assertThat(run.out()).contains("  member 2 leads\n")
+        .containsPattern("3 +setpoint \\(raft\\) +put +warm .* 0/1\n")
+        .contains("clients on the leader at the end: 0/1")
+        .contains("on leader: clients writing to the member that led at the end of the window");
+  }
+
+  @Test
+  @EnabledIf(value = "etcdInstalled", disabledReason = "etcd is not installed at /usr/bin/etcd")
+  void handsEtcdsLeadershipToTheMemberAskedToo() {
+    CliRun run = CliRun.run("bench", "writes", "-nodes", "3", "-no-setpoint", "-ops", "put", "-leader", "3",
+        "-clients", "3", "-keys", "5", "-first", "0", "-warmup", "0s", "-duration", "1s");
+
+    assertThat(run.code()).as(run.toString()).isZero();
+    // Client 2 of 0, 1 and 2 writes to member 3.
+    assertThat(run.out()).contains("  member 3 leads\n")
+        .containsPattern("3 +etcd [^\n]* +put +warm .* 1/3\n");
+  }
+
+  static boolean etcdInstalled() {
+    return EtcdProcess.installed(EtcdProcess.DEFAULT_BINARY);
+  }
+
+  @Test
+  void aLeaderOutsideTheClusterIsAUsageError() {
+    CliRun run = CliRun.run("bench", "writes", "-nodes", "1,3", "-leader", "4", "-no-etcd");
+
+    assertThat(run.code()).isEqualTo(2);
+    assertThat(run.err()).contains("-leader must be a member of every cluster (at most 3 for -nodes 3), was 4");
   }
 
   private static Set<String> benchDirs() throws IOException {

@@ -2,18 +2,26 @@ package io.setpoint.loadgen;
 
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
 import io.setpoint.loadgen.etcd.Compare;
 import io.setpoint.loadgen.etcd.KVGrpc;
 import io.setpoint.loadgen.etcd.KVGrpc.KVBlockingStub;
+import io.setpoint.loadgen.etcd.MaintenanceGrpc;
+import io.setpoint.loadgen.etcd.MaintenanceGrpc.MaintenanceBlockingStub;
+import io.setpoint.loadgen.etcd.MoveLeaderRequest;
 import io.setpoint.loadgen.etcd.PutRequest;
 import io.setpoint.loadgen.etcd.RangeRequest;
 import io.setpoint.loadgen.etcd.RangeResponse;
 import io.setpoint.loadgen.etcd.RequestOp;
+import io.setpoint.loadgen.etcd.StatusRequest;
+import io.setpoint.loadgen.etcd.StatusResponse;
 import io.setpoint.loadgen.etcd.TxnRequest;
 import io.setpoint.loadgen.etcd.TxnResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,6 +35,7 @@ public final class EtcdTarget implements Target {
 
   private final List<ManagedChannel> channels;
   private final List<KVBlockingStub> stubs = new ArrayList<>();
+  private final List<MaintenanceBlockingStub> maintenance = new ArrayList<>();
   private final long deadlineMillis;
 
   private EtcdTarget(List<String> endpoints, long deadlineMillis) {
@@ -34,6 +43,7 @@ public final class EtcdTarget implements Target {
     this.deadlineMillis = deadlineMillis;
     for (ManagedChannel channel : channels) {
       stubs.add(KVGrpc.newBlockingStub(channel));
+      maintenance.add(MaintenanceGrpc.newBlockingStub(channel));
     }
   }
 
@@ -50,6 +60,35 @@ public final class EtcdTarget implements Target {
   @Override
   public int endpoints() {
     return stubs.size();
+  }
+
+  @Override
+  public OptionalInt leaderEndpoint() {
+    for (int i = 0; i < maintenance.size(); i++) {
+      try {
+        StatusResponse status = maintenance.get(i).withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS)
+            .status(StatusRequest.getDefaultInstance());
+        if (status.getLeader() != 0 && status.getLeader() == status.getHeader().getMemberId()) {
+          return OptionalInt.of(i);
+        }
+      } catch (StatusRuntimeException e) {
+        // This member cannot say now; ask the next.
+      }
+    }
+    return OptionalInt.empty();
+  }
+
+  @Override
+  public void moveLeader(int endpoint, Duration timeout) throws InterruptedException {
+    OptionalInt leader = leaderEndpoint();
+    if (leader.isPresent() && leader.getAsInt() != endpoint) {
+      long target = maintenance.get(endpoint).withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS)
+          .status(StatusRequest.getDefaultInstance()).getHeader().getMemberId();
+      // etcd moves leadership only when the leader is asked.
+      maintenance.get(leader.getAsInt()).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
+          .moveLeader(MoveLeaderRequest.newBuilder().setTargetID(target).build());
+    }
+    WriteLoad.awaitLeader(this, endpoint, timeout);
   }
 
   @Override

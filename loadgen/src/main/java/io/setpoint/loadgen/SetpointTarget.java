@@ -11,6 +11,11 @@ import io.grpc.stub.MetadataUtils;
 import io.setpoint.api.Ids;
 import io.setpoint.api.acl.v1.AclServiceGrpc;
 import io.setpoint.api.acl.v1.BootstrapRequest;
+import io.setpoint.api.operator.v1.ListPeersRequest;
+import io.setpoint.api.operator.v1.ListPeersResponse;
+import io.setpoint.api.operator.v1.OperatorServiceGrpc;
+import io.setpoint.api.operator.v1.OperatorServiceGrpc.OperatorServiceBlockingStub;
+import io.setpoint.api.operator.v1.TransferLeaderRequest;
 import io.setpoint.api.v1.ReadRequest;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.ResourceServiceGrpc;
@@ -22,6 +27,7 @@ import io.setpoint.demo.v2.Genre;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -39,6 +45,7 @@ public final class SetpointTarget implements Target {
 
   private final List<ManagedChannel> channels;
   private final List<ResourceServiceBlockingStub> stubs = new ArrayList<>();
+  private final List<OperatorServiceBlockingStub> operators = new ArrayList<>();
   private final long deadlineMillis;
 
   private SetpointTarget(List<String> endpoints, String token, long deadlineMillis) {
@@ -52,6 +59,7 @@ public final class SetpointTarget implements Target {
         calls = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers));
       }
       stubs.add(ResourceServiceGrpc.newBlockingStub(calls));
+      operators.add(OperatorServiceGrpc.newBlockingStub(calls));
     }
   }
 
@@ -100,6 +108,35 @@ public final class SetpointTarget implements Target {
   @Override
   public int endpoints() {
     return stubs.size();
+  }
+
+  @Override
+  public OptionalInt leaderEndpoint() {
+    for (int i = 0; i < operators.size(); i++) {
+      try {
+        ListPeersResponse peers = operators.get(i).withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS)
+            .listPeers(ListPeersRequest.getDefaultInstance());
+        if (peers.getPeersList().stream().anyMatch(p -> p.getLeader() && p.getName().equals(peers.getAnsweredBy()))) {
+          return OptionalInt.of(i);
+        }
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() == Status.Code.FAILED_PRECONDITION) {
+          // The in-memory store (-dev): no Raft, one agent, which decides every write itself.
+          return OptionalInt.of(i);
+        }
+        // This member cannot say now; ask the next.
+      }
+    }
+    return OptionalInt.empty();
+  }
+
+  @Override
+  public void moveLeader(int endpoint, Duration timeout) throws InterruptedException {
+    String name = operators.get(endpoint).withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS)
+        .listPeers(ListPeersRequest.getDefaultInstance()).getAnsweredBy();
+    operators.get(endpoint).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
+        .transferLeader(TransferLeaderRequest.newBuilder().setTo(name).build());
+    WriteLoad.awaitLeader(this, endpoint, timeout);
   }
 
   @Override

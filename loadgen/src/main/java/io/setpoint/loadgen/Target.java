@@ -1,5 +1,8 @@
 package io.setpoint.loadgen;
 
+import java.time.Duration;
+import java.util.OptionalInt;
+
 /**
  * A system under load, reached over gRPC at one or more endpoints (the members of a cluster).
  * Implementations build their channels the same way, so both systems are driven by the same
@@ -27,6 +30,19 @@ public interface Target extends AutoCloseable {
    * spread over the members. Used by one thread at a time.
    */
   Writer writer(int client);
+
+  /**
+   * The endpoint whose member leads the cluster now, asked of each member in turn; empty when
+   * none says it leads (an election runs) or none answers. Through a follower a write takes an
+   * extra hop to the leader, so a run's figures at few clients depend on it.
+   */
+  OptionalInt leaderEndpoint();
+
+  /**
+   * Hands leadership to the member at {@code endpoint} and returns once it leads; fails (a gRPC
+   * exception, or {@link IllegalStateException} when it does not lead within {@code timeout}).
+   */
+  void moveLeader(int endpoint, Duration timeout) throws InterruptedException;
 
   /** Closes the channels (the servers are not this object's). */
   @Override

@@ -209,6 +209,21 @@ public final class WriteLoad {
     }
   }
 
+  /**
+   * Waits until the member at {@code endpoint} says it leads, asking every 50 ms; fails with
+   * {@link IllegalStateException} after {@code timeout}.
+   */
+  public static void awaitLeader(Target target, int endpoint, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (target.leaderEndpoint().orElse(-1) != endpoint) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(String.format(Locale.ROOT,
+            "%s member %d does not lead %s after it was handed leadership", target.system(), endpoint + 1, timeout));
+      }
+      Thread.sleep(50);
+    }
+  }
+
   static String describe(Throwable failure) {
     if (failure instanceof StatusRuntimeException e) {
       String description = e.getStatus().getDescription();

@@ -36,6 +36,11 @@ abstract class TargetContract {
     assertThat(writer.version("never-written")).isZero();
   }
 
+  @Test
+  void aServerAloneLeadsItsCluster() {
+    assertThat(target().leaderEndpoint()).hasValue(0);
+  }
+
   static void assertMeasuredWithoutErrors(Result result, Op op) {
     assertThat(result.op()).isEqualTo(op);
     assertThat(result.errors()).as(result.toString()).isZero();

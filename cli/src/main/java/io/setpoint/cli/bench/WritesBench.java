@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
@@ -79,6 +80,12 @@ final class WritesBench implements Callable<Integer> {
   @Option(names = "-duration", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
       description = "Measured window per system and operation (default: ${DEFAULT-VALUE}).")
   private Duration duration;
+
+  @Option(names = "-leader", paramLabel = "K", defaultValue = "0",
+      description = "Before the load, hand leadership of each cluster to its member K (1 to the cluster's size; "
+          + "client i writes to member i mod size + 1, so with one client, 1 puts it on the leader and 2 on a "
+          + "follower); ignored for one node. 0: the member the first election chose (default: ${DEFAULT-VALUE}).")
+  private int leader;
 
   @Option(names = "-setpoint-mode", paramLabel = "MODE", defaultValue = "durable",
       description = "durable: agents with a data dir (Raft log, fsynced), one node or a cluster; "
@@ -183,16 +190,21 @@ final class WritesBench implements Callable<Integer> {
     }
 
     out.println();
-    out.printf(Locale.ROOT, "%-5s  %-26s  %-3s  %-5s  %10s  %10s  %10s  %10s  %6s  %14s%n",
-        "nodes", "system", "op", "phase", "writes/s", "p50", "p99", "max", "errors", "server CPU/w");
+    out.printf(Locale.ROOT, "%-5s  %-26s  %-3s  %-5s  %10s  %10s  %10s  %10s  %6s  %14s  %9s%n",
+        "nodes", "system", "op", "phase", "writes/s", "p50", "p99", "max", "errors", "server CPU/w", "on leader");
     for (Row row : rows) {
       Result r = row.result();
-      out.printf(Locale.ROOT, "%-5d  %-26s  %-3s  %-5s  %,10.0f  %10s  %10s  %10s  %6d  %14s%n",
+      out.printf(Locale.ROOT, "%-5d  %-26s  %-3s  %-5s  %,10.0f  %10s  %10s  %10s  %6d  %14s  %9s%n",
           r.nodes(), row.label(), r.op().label(), row.phase().label(), r.writesPerSecond(),
           Result.millis(r.p50()), Result.millis(r.p99()), Result.millis(r.max()), r.errors(),
           Double.isNaN(r.serverCpuMicrosPerWrite())
               ? "-"
-              : String.format(Locale.ROOT, "%,.0f us", r.serverCpuMicrosPerWrite()));
+              : String.format(Locale.ROOT, "%,.0f us", r.serverCpuMicrosPerWrite()),
+          row.onLeader());
+    }
+    if (nodes.stream().anyMatch(n -> n > 1)) {
+      out.println("on leader: clients writing to the member that led at the end of the window; the others' writes "
+          + "take a hop to it");
     }
     printRatios(out, rows, setpointLabel, etcdLabel);
     out.printf(Locale.ROOT, "load average at end: %s%n", loadAverage());
@@ -214,6 +226,13 @@ final class WritesBench implements Callable<Integer> {
     }
     for (int n : nodes) {
       Bench.requirePositive(spec, "-nodes", n);
+      if (n > 1 && leader > n) {
+        throw new ParameterException(spec.commandLine(),
+            "-leader must be a member of every cluster (at most " + n + " for -nodes " + n + "), was " + leader);
+      }
+    }
+    if (leader < 0) {
+      throw new ParameterException(spec.commandLine(), "-leader must be 0 or a member number from 1, was " + leader);
     }
     if (noSetpoint && etcd.off) {
       throw new ParameterException(spec.commandLine(), "-no-setpoint and -no-etcd leave nothing to run");
@@ -262,6 +281,10 @@ final class WritesBench implements Callable<Integer> {
     }
     try (LocalCluster cluster = started.cluster(); Target target = started.target()) {
       WriteLoad.awaitWritable(target, startTimeout);
+      if (leader > 0 && target.endpoints() > 1) {
+        target.moveLeader(leader - 1, startTimeout);
+        out.printf(Locale.ROOT, "  member %d leads%n", leader);
+      }
       long t0 = System.nanoTime();
       WriteLoad load = WriteLoad.prepare(target, options);
       out.printf(Locale.ROOT, "  wrote the %d initial keys in %.1f s, %.1f s after launch%n",
@@ -269,14 +292,16 @@ final class WritesBench implements Callable<Integer> {
           (System.nanoTime() - launched) / 1e9);
       if (!first.isZero()) {
         Result result = load.run(ops.get(0), Duration.ZERO, first, cluster::cpuNanos);
-        rows.add(new Row(label, Phase.FIRST, result));
-        out.println("  first: " + result);
+        String onLeader = clientsOnLeader(target, options.clients());
+        rows.add(new Row(label, Phase.FIRST, result, onLeader));
+        out.println("  first: " + result + "; clients on the leader at the end: " + onLeader);
         out.flush();
       }
       for (Op op : ops) {
         Result result = load.run(op, cluster::cpuNanos);
-        rows.add(new Row(label, Phase.WARM, result));
-        out.println("  " + result);
+        String onLeader = clientsOnLeader(target, options.clients());
+        rows.add(new Row(label, Phase.WARM, result, onLeader));
+        out.println("  " + result + "; clients on the leader at the end: " + onLeader);
         out.flush();
       }
       if (!cluster.allAlive()) {
@@ -338,6 +363,20 @@ final class WritesBench implements Callable<Integer> {
     }
   }
 
+  /**
+   * How many of the {@code clients} write to the member that leads now, as "k/clients", or "?"
+   * when no member says it leads. Client i writes to endpoint i modulo the endpoints.
+   */
+  static String clientsOnLeader(Target target, int clients) {
+    OptionalInt leader = target.leaderEndpoint();
+    return leader.isEmpty() ? "?" : clientsOn(leader.getAsInt(), target.endpoints(), clients) + "/" + clients;
+  }
+
+  /** How many of {@code clients} spread in turn over {@code endpoints} write to {@code endpoint}. */
+  static int clientsOn(int endpoint, int endpoints, int clients) {
+    return clients / endpoints + (endpoint < clients % endpoints ? 1 : 0);
+  }
+
   /** Whether two rows measured the same cluster size and operation. */
   private static boolean sameLine(Row a, Row b) {
     return a.result().nodes() == b.result().nodes() && a.result().op() == b.result().op();
@@ -379,7 +418,7 @@ final class WritesBench implements Callable<Integer> {
     }
   }
 
-  private record Row(String label, Phase phase, Result result) {}
+  private record Row(String label, Phase phase, Result result, String onLeader) {}
 
   private record Started(LocalCluster cluster, Target target) {}
 

@@ -9,12 +9,13 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.engine.Limits;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * A lone writer on a follower, heartbeats 3 s apart: the follower answers a write once it has
- * applied it, and without the leader telling it of the commit it would learn of it only from the
- * next heartbeat. Each write must return well before that.
+ * The leader's appenders. Their wake-up is not lost. And a lone writer on a follower, heartbeats 3 s
+ * apart, is answered well before the next heartbeat: the follower answers a write once it has
+ * applied it, and unless the leader tells it of the commit it learns of it from that heartbeat.
  */
 class CommitPropagationTest {
   /** Ratis heartbeats a follower half an election timeout after it last sent it anything. */
@@ -24,6 +25,17 @@ class CommitPropagationTest {
       RaftTuning.DEFAULT.withElectionTimeout(HEARTBEAT_INTERVAL.multipliedBy(2), HEARTBEAT_INTERVAL.multipliedBy(3));
 
   private static final int WRITES = 20;
+
+  @Test
+  void aSignalWithNobodyWaitingEndsTheNextWaitAndOnlyThatOne() throws InterruptedException {
+    CommitPropagation.WakeUp wakeUp = new CommitPropagation.WakeUp("appender");
+    wakeUp.signal();
+
+    // Ratis's own AwaitForSignal returns false here: the signal went to nobody and was lost.
+    assertThat(wakeUp.await(1, TimeUnit.NANOSECONDS)).isTrue();
+    assertThat(wakeUp.await(1, TimeUnit.NANOSECONDS)).as("the signal was taken").isFalse();
+    assertThat(wakeUp.await(0, TimeUnit.SECONDS)).as("no wait at all, as in Ratis").isFalse();
+  }
 
   @Test
   void aLoneWriteThroughAFollowerIsAnsweredBeforeTheNextHeartbeat() {

@@ -18,11 +18,9 @@ import org.junit.jupiter.api.Test;
  * applied it, and unless the leader tells it of the commit it learns of it from that heartbeat.
  */
 class CommitPropagationTest {
-  /** Ratis heartbeats a follower half an election timeout after it last sent it anything. */
   private static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(3);
 
-  private static final RaftTuning SLOW_HEARTBEATS =
-      RaftTuning.DEFAULT.withElectionTimeout(HEARTBEAT_INTERVAL.multipliedBy(2), HEARTBEAT_INTERVAL.multipliedBy(3));
+  private static final RaftTuning SLOW_HEARTBEATS = TestCluster.heartbeatsEvery(HEARTBEAT_INTERVAL);
 
   private static final int WRITES = 20;
 

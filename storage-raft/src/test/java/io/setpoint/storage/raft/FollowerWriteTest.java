@@ -12,17 +12,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A lone writer on a follower, with nobody else writing and heartbeats a second apart: the follower
- * learns that an entry is committed long after the leader has answered, unless it asks. Each write
- * returns only once the follower shows it, so the writer reads it there at once, even with an
- * eventual read. How long a write takes is a benchmark's business (`setpoint bench writes -nodes 3
- * -clients 1`), not this test's.
+ * learns that an entry is committed after the leader has answered, from the leader's next append.
+ * Each write returns only once the follower shows it, so the writer reads it there at once, even
+ * with an eventual read. That it returns soon is {@link CommitPropagationTest}'s business.
  */
 class FollowerWriteTest {
-  /** Ratis heartbeats a follower half an election timeout after it last heard back from it. */
   private static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
 
-  private static final RaftTuning SLOW_HEARTBEATS =
-      RaftTuning.DEFAULT.withElectionTimeout(HEARTBEAT_INTERVAL.multipliedBy(2), HEARTBEAT_INTERVAL.multipliedBy(3));
+  private static final RaftTuning SLOW_HEARTBEATS = TestCluster.heartbeatsEvery(HEARTBEAT_INTERVAL);
 
   private static final int WRITES = 6;
 

@@ -30,6 +30,14 @@ final class TestCluster implements AutoCloseable {
 
   static final Duration STARTUP = Duration.ofSeconds(20);
 
+  /**
+   * The default tuning with the leader's heartbeats {@code interval} apart: Ratis heartbeats a
+   * follower half an election timeout after it last sent it anything.
+   */
+  static RaftTuning heartbeatsEvery(Duration interval) {
+    return RaftTuning.DEFAULT.withElectionTimeout(interval.multipliedBy(2), interval.multipliedBy(3));
+  }
+
   /** Node names are unique in the JVM: Ratis registers a JMX bean per member name. */
   private static final java.util.concurrent.atomic.AtomicInteger CLUSTERS = new java.util.concurrent.atomic.AtomicInteger();
 

@@ -291,18 +291,10 @@ final class WritesBench implements Callable<Integer> {
           options.clients() * options.keysPerClient(), (System.nanoTime() - t0) / 1e9,
           (System.nanoTime() - launched) / 1e9);
       if (!first.isZero()) {
-        Result result = load.run(ops.get(0), Duration.ZERO, first, cluster::cpuNanos);
-        String onLeader = clientsOnLeader(target, options.clients());
-        rows.add(new Row(label, Phase.FIRST, result, onLeader));
-        out.println("  first: " + result + "; clients on the leader at the end: " + onLeader);
-        out.flush();
+        record(out, rows, label, Phase.FIRST, load.run(ops.get(0), Duration.ZERO, first, cluster::cpuNanos), target);
       }
       for (Op op : ops) {
-        Result result = load.run(op, cluster::cpuNanos);
-        String onLeader = clientsOnLeader(target, options.clients());
-        rows.add(new Row(label, Phase.WARM, result, onLeader));
-        out.println("  " + result + "; clients on the leader at the end: " + onLeader);
-        out.flush();
+        record(out, rows, label, Phase.WARM, load.run(op, cluster::cpuNanos), target);
       }
       if (!cluster.allAlive()) {
         out.printf(Locale.ROOT, "%s: a server exited during the run%n", label);
@@ -363,18 +355,26 @@ final class WritesBench implements Callable<Integer> {
     }
   }
 
+  /** Adds a window's row, with who led at its end, and prints it. */
+  private void record(PrintWriter out, List<Row> rows, String label, Phase phase, Result result, Target target) {
+    String onLeader = clientsOnLeader(target, clients);
+    rows.add(new Row(label, phase, result, onLeader));
+    out.println("  " + (phase == Phase.FIRST ? "first: " : "") + result + "; clients on the leader at the end: " + onLeader);
+    out.flush();
+  }
+
   /**
    * How many of the {@code clients} write to the member that leads now, as "k/clients", or "?"
    * when no member says it leads. Client i writes to endpoint i modulo the endpoints.
    */
-  static String clientsOnLeader(Target target, int clients) {
+  private static String clientsOnLeader(Target target, int clients) {
     OptionalInt leader = target.leaderEndpoint();
-    return leader.isEmpty() ? "?" : clientsOn(leader.getAsInt(), target.endpoints(), clients) + "/" + clients;
-  }
-
-  /** How many of {@code clients} spread in turn over {@code endpoints} write to {@code endpoint}. */
-  static int clientsOn(int endpoint, int endpoints, int clients) {
-    return clients / endpoints + (endpoint < clients % endpoints ? 1 : 0);
+    if (leader.isEmpty()) {
+      return "?";
+    }
+    int endpoints = target.endpoints();
+    int onIt = clients / endpoints + (leader.getAsInt() < clients % endpoints ? 1 : 0);
+    return onIt + "/" + clients;
   }
 
   /** Whether two rows measured the same cluster size and operation. */

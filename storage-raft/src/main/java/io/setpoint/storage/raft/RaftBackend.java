@@ -798,10 +798,7 @@ public final class RaftBackend implements Backend, Replication {
     return submitted == null ? null : submitted.thenApply(RaftBackend::batchReply);
   }
 
-  /**
-   * A forward of this member's own that reached it as leader, or an empty one from a follower
-   * (see {@link #nudgeIfLate}): an entry of its own, or a failure.
-   */
+  /** A forward of this member's own that reached it as leader: an entry of its own, or a failure. */
   private CompletableFuture<BatchReply> ownEntry(Batch batch) {
     CompletableFuture<BatchReply> own = ownEntryIfLeading(batch);
     return own != null

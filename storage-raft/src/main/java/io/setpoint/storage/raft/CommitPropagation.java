@@ -106,6 +106,8 @@ final class CommitPropagation {
      * commits no further than the entries it holds (its match index then).
      */
     private long commitSent;
+    /** Whether the last request built was none: see {@link #getWaitTimeMs()}. */
+    private boolean builtNothing;
     private final WakeUp wakeUp;
 
     Appender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
@@ -137,6 +139,18 @@ final class CommitPropagation {
       }
     }
 
+    /**
+     * How long the appender's thread waits before it looks again, unless woken. With no minimum
+     * wait between appends ({@link RatisSettings}), an appender with entries it cannot send (the
+     * entry before them was purged, so the follower needs a snapshot first) would look again at once,
+     * over and over; it waits a millisecond, as with Ratis's default minimum.
+     */
+    @Override
+    public long getWaitTimeMs() {
+      long wait = super.getWaitTimeMs();
+      return wait == 0 && builtNothing ? 1 : wait;
+    }
+
     /** Called by the appender's own thread, under its lock. */
     @Override
     public AppendEntriesRequestProto newAppendEntriesRequest(long callId, boolean heartbeat) throws RaftLogIOException {
@@ -149,6 +163,7 @@ final class CommitPropagation {
           request = super.newAppendEntriesRequest(callId, true);
         }
       }
+      builtNothing = request == null;
       if (request != null) {
         commitSent = Math.max(commitSent, Math.min(request.getLeaderCommit(), follower.getMatchIndex()));
       }

@@ -107,6 +107,11 @@ final class RatisSettings {
     long pauseMs = t.electionTimeoutMin().toMillis();
     RaftServerConfigKeys.Log.Appender.setRetryPolicy(
         p, "1ms,10, " + Math.max(1, pauseMs / 5) + "ms,20, " + pauseMs + "ms," + Integer.MAX_VALUE);
+    // Ratis's appender waits at least a millisecond between two appends to a member, so that entries
+    // gather into one. Concurrent writes already travel as one entry (WriteBatcher), and the wait put
+    // a floor of about a millisecond under each round: three members, one client on the leader,
+    // 816-826 writes/s with it against 949-962 without.
+    RaftServerConfigKeys.Log.Appender.setWaitTimeMin(p, TimeDuration.ZERO);
     // A batch is one entry: the appender must be able to carry the largest one.
     RaftServerConfigKeys.Log.Appender.setBufferByteLimit(
         p, SizeInBytes.valueOf(Math.max(4L << 20, 2L * t.maxBatchBytes())));
@@ -139,14 +144,16 @@ final class RatisSettings {
   }
 
   /**
-   * The Ratis parameters (objects, not properties): with {@link RaftConfig#tls()}, the TLS of the
-   * gRPC transport, for this member's server (which then requires a peer certificate) and for its
-   * clients of the other members, which present this member's certificate.
+   * The Ratis parameters (objects, not properties): appends taken on the I/O thread ({@link
+   * InlineAppends}) and, with {@link RaftConfig#tls()}, the TLS of the gRPC transport, for this
+   * member's server (which then requires a peer certificate) and for its clients of the other
+   * members, which present this member's certificate.
    *
    * @throws IllegalArgumentException naming a TLS file that cannot be used
    */
   static Parameters parameters(RaftConfig config) {
     Parameters parameters = new Parameters();
+    GrpcConfigKeys.Server.setServicesCustomizer(parameters, new InlineAppends());
     if (config.tls() != null) {
       TlsFiles.Loaded tls = config.tls().load();
       GrpcTlsConfig conf = new GrpcTlsConfig(

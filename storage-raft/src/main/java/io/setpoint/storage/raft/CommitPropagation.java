@@ -40,7 +40,8 @@ import org.apache.ratis.util.LifeCycle;
  *
  * <p>The appenders also wait on a {@link WakeUp} that keeps a signal sent while nobody waits:
  * Ratis's drops it, and an appender then slept until its next heartbeat with an entry or a commit
- * to send.
+ * to send. And with no minimum wait between appends ({@link RatisSettings}), they pause a
+ * millisecond after an attempt that had entries to send but built nothing, rather than none.
  */
 final class CommitPropagation {
   /** The {@link Parameters} key under which a server's {@link Rpc} factory finds this. */

@@ -12,10 +12,11 @@ import org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder;
 /**
  * A member takes the leader's appends on the connection's I/O thread. gRPC hands every message of
  * a call to its shared executor by default, which on a follower wakes one more thread per
- * replication round, on the write's path. Handling an append only checks it and queues its entries
- * for the log worker; the reply goes out once the log worker has written them. Every other call of
- * Ratis's transport keeps the executor: a vote writes and syncs the member's metadata, a snapshot
- * copies files.
+ * replication round, on the write's path. Handling an append only checks it and queues its
+ * entries for the log worker (and, the first time a new leader's term is seen, records that term
+ * in the member's metadata file); the reply goes out once the log worker has written them. Every
+ * other call of Ratis's transport keeps the executor: a vote writes and syncs the member's
+ * metadata, a snapshot copies files.
  */
 final class InlineAppends implements GrpcServices.Customizer, ServerCallExecutorSupplier {
   private static final String APPEND_ENTRIES =

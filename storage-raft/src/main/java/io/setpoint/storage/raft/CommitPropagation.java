@@ -201,14 +201,8 @@ final class CommitPropagation {
 
     @Override
     public void await() throws InterruptedException {
-      lock.lock();
-      try {
-        while (!pending) {
-          signalled.await();
-        }
-        pending = false;
-      } finally {
-        lock.unlock();
+      while (!await(Long.MAX_VALUE, TimeUnit.NANOSECONDS)) {
+        // awaitNanos gives up after Long.MAX_VALUE nanoseconds (292 years): wait on.
       }
     }
 

@@ -187,6 +187,8 @@ final class AgentCommand implements Callable<Integer> {
   static final String LEAK_DETECTION = "io.netty.leakDetection.level";
   /** The system property that tells Armeria whether to load BoringSSL, as Armeria reads it. */
   static final String ARMERIA_OPENSSL = "com.linecorp.armeria.useOpenSsl";
+  /** The system property that tells Armeria whether to check Netty's versions, as Armeria reads it. */
+  static final String ARMERIA_NETTY_VERSIONS = "com.linecorp.armeria.warnNettyVersions";
 
   @Override
   public Integer call() {
@@ -207,6 +209,10 @@ final class AgentCommand implements Callable<Integer> {
     if (apiTls == null) {
       System.getProperties().putIfAbsent(ARMERIA_OPENSSL, "false");
     }
+    // Armeria compares the versions in every Netty version file on the class path, and Ratis's
+    // shaded Netty 4.1 ships one under the same name as Netty's own: a warning at every start about
+    // a copy Armeria never uses. The distribution's Netty is one version (NettyVersionsTest).
+    System.getProperties().putIfAbsent(ARMERIA_NETTY_VERSIONS, "false");
     boolean demo = dev || demoTypes;
     Agent agent;
     Agent.Builder builder = Agent.builder().host(bind).port(port).acls(dev ? acls : !noAcls).tls(apiTls);

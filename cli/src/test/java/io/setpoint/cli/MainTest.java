@@ -1,14 +1,11 @@
 package io.setpoint.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
+import io.setpoint.loadgen.AgentProcess;
+import io.setpoint.loadgen.LocalCluster;
 import io.setpoint.testkit.FreePorts;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine.Command;
 
 /**
@@ -85,29 +81,17 @@ class MainTest {
   }
 
   /**
-   * A new user's first command: what it prints before it serves must not alarm them. The JVM gets
-   * the options that {@code ./setpoint} gives it.
+   * A new user's first command: what it prints before it serves must not alarm them. Started as
+   * the benchmarks start agents, with the JVM options of {@code ./setpoint}.
    */
   @Test
-  void anAgentStartsWithoutWarnings(@TempDir Path dir) throws Exception {
-    int port = FreePorts.loopback();
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "--enable-native-access=ALL-UNNAMED"));
-    if (Runtime.version().feature() >= 23) {
-      command.add("--sun-misc-unsafe-memory-access=allow");
+  void anAgentStartsWithoutWarnings() throws Exception {
+    List<String> output;
+    try (LocalCluster agent = AgentProcess.start(new AgentProcess.Config(
+        AgentProcess.Mode.DEV, 1, 0, false, List.of(), List.of(), Duration.ofSeconds(60)))) {
+      output = Files.readAllLines(agent.dir().resolve("n1.log"));
     }
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(),
-        "agent", "-dev", "-port", Integer.toString(port), "-bind", "127.0.0.1"));
-    Path output = dir.resolve("agent.log");
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
-    try (HttpClient http = HttpClient.newHttpClient()) {
-      HttpRequest ready = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build();
-      await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
-          .until(() -> http.send(ready, BodyHandlers.discarding()).statusCode() == 200);
-    } finally {
-      process.destroyForcibly().waitFor(60, TimeUnit.SECONDS);
-    }
-    assertThat(Files.readAllLines(output)).noneMatch(line -> line.contains("WARN") || line.contains("ERROR"));
+    assertThat(output).noneMatch(line -> line.contains("WARN") || line.contains("ERROR"));
   }
 
   private record Exited(int code, String out, String err) {}

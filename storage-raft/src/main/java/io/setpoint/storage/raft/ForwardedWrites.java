@@ -1,29 +1,39 @@
 package io.setpoint.storage.raft;
 
-import io.setpoint.storage.StorageException;
-import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
 import io.setpoint.storage.raft.v1.Forward;
 import io.setpoint.storage.raft.v1.Outcome;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * The leader's end of write forwarding. A member that does not lead sends its batch of writes to
- * the leader (a {@link Forward}, carried by Raft's transport as a query of the leader's state
- * machine) instead of appending a log entry of its own, and the leader's {@link WriteBatcher}
+ * the leader (a {@link Forward}, on the {@linkplain ForwardService forward stream}) instead of
+ * appending a log entry of its own, and the leader's {@link WriteBatcher}
  * takes the writes into its next batch along with its own. So a cluster makes one stream of log
  * entries carrying the writes of every member, rather than a stream per member: fewer entries,
  * fsyncs and replication rounds for the same writes.
  *
  * <p>The state machine exists before the member's batcher, so the batcher is {@linkplain #open
- * attached} once it is built; a forward arriving before that fails.
+ * attached} once it is built; a forward arriving before that is {@linkplain TurnedAway turned away}.
  */
 final class ForwardedWrites {
-  private record Member(WriteBatcher writes, Function<Batch, CompletableFuture<BatchReply>> ownEntry) {}
+  /**
+   * This member took nothing of a forward, because it does not lead (or not yet): the sender may
+   * send it again, to the leader.
+   */
+  static final class TurnedAway extends RuntimeException {
+    TurnedAway(String why) {
+      super(why, null, false, false);
+    }
+  }
+
+  private record Member(
+      WriteBatcher writes, Function<Batch, CompletableFuture<BatchReply>> ownEntry, BooleanSupplier leads) {}
 
   private final String self;
   private final Consumer<String> tellCommitted;
@@ -41,27 +51,30 @@ final class ForwardedWrites {
 
   /**
    * From now on forwarded writes join {@code writes}' batches, except this member's own forwards,
-   * which go to {@code ownEntry} as a log entry of their own.
+   * which go to {@code ownEntry} as a log entry of their own; turned away while {@code leads} is
+   * false (this member does not lead, or still applies entries of earlier terms).
    */
-  void open(WriteBatcher writes, Function<Batch, CompletableFuture<BatchReply>> ownEntry) {
-    this.member = new Member(writes, ownEntry);
+  void open(WriteBatcher writes, Function<Batch, CompletableFuture<BatchReply>> ownEntry, BooleanSupplier leads) {
+    this.member = new Member(writes, ownEntry, leads);
   }
 
   /**
-   * Commits {@code forward}; completes with its outcomes, in the order of its operations. Runs on
-   * the Ratis thread that delivers the forward, where Ratis itself appends a client's entries.
+   * Commits {@code forward}; completes with its outcomes, in the order of its operations, or fails
+   * with {@link TurnedAway} when this member took none of them.
    */
   CompletableFuture<BatchReply> commit(Forward forward) {
     Member target = member;
     if (target == null) {
-      return CompletableFuture.failedFuture(
-          new StorageException(Reason.UNAVAILABLE, "this member is still starting"));
+      return CompletableFuture.failedFuture(new TurnedAway("this member is still starting"));
     }
     try {
       if (forward.getFrom().equals(self)) {
-        // This member's own forward, sent before it knew it leads: its batcher's only slot waits
-        // for this very reply, so queued behind that slot the writes would never be sent.
+        // This member's own forward, sent as it became leader: its batcher's only slot waits for
+        // this very reply, so queued behind that slot the writes would never be sent.
         return target.ownEntry().apply(forward.getBatch());
+      }
+      if (!target.leads().getAsBoolean()) {
+        return CompletableFuture.failedFuture(new TurnedAway("this member does not lead"));
       }
       return collect(forward.getFrom(), target.writes(), target.writes().submitAll(forward.getBatch().getOpsList()));
     } catch (RuntimeException e) {

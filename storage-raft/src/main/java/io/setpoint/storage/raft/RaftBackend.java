@@ -34,7 +34,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -45,17 +44,14 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
-import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftConfiguration;
@@ -113,13 +109,7 @@ public final class RaftBackend implements Backend, Replication {
   /** For leadership transfers. */
   private final RetryPolicy retryPolicy;
   /** Forwards batches of writes to the leader; never repeats one that may have been committed. */
-  private volatile RaftClient forwarder;
-  /** The membership {@link #forwarder} was made for: a change of members makes a new one. */
-  private volatile RaftConfiguration forwarderConf;
-  /** A new {@link #forwarder} that first asks the given member (null: Ratis's choice). */
-  private final Function<RaftPeerId, RaftClient> newForwarder;
-  /** Forwarders replaced by {@link #renewForwarder}, closed after a request timeout or on close. */
-  private final List<RaftClient> retiredForwarders = new CopyOnWriteArrayList<>();
+  private final ForwardClient forwards;
   private final LocalSubmitter local;
   /**
    * Where entries and barriers are sent from once a Raft answer makes room for them, and where
@@ -144,7 +134,8 @@ public final class RaftBackend implements Backend, Replication {
       RaftServer server,
       Membership membership,
       RetryPolicy retryPolicy,
-      Function<RaftPeerId, RaftClient> newForwarder,
+      ForwardedWrites forwarded,
+      ForwardClient.Transport toLeader,
       ExecutorService replies,
       MemberHealth health,
       ScheduledExecutorService healthTimer,
@@ -157,9 +148,6 @@ public final class RaftBackend implements Backend, Replication {
     this.server = server;
     this.membership = membership;
     this.retryPolicy = retryPolicy;
-    this.newForwarder = newForwarder;
-    this.forwarderConf = membership.conf();
-    this.forwarder = newForwarder.apply(null);
     this.replies = replies;
     this.health = health;
     this.healthTimer = healthTimer;
@@ -169,6 +157,8 @@ public final class RaftBackend implements Backend, Replication {
     this.writes = new WriteBatcher(this::replicate, this::appliedHere, t.maxBatchOps(), t.maxBatchBytes(), t.maxBatchesInFlight(), timeout,
         RatisSettings.heapShare(t), healthTimer, replies);
     this.reads = new ReadBarrier(this::readIndex);
+    this.forwards = new ForwardClient(
+        config.nodeName(), this::leaderPeer, forwarded::commit, toLeader, timeout, healthTimer, replies);
   }
 
   /**
@@ -193,8 +183,9 @@ public final class RaftBackend implements Backend, Replication {
    */
   static RaftBackend start(RaftConfig config, Consumer<Batch> beforeApply) {
     // First, so that unusable TLS files fail before anything starts.
-    var parameters = RatisSettings.parameters(config);
     CommitPropagation commits = new CommitPropagation();
+    ForwardedWrites forwarded = new ForwardedWrites(config.nodeName(), commits::tell);
+    var parameters = RatisSettings.parameters(config, new ForwardService(forwarded));
     commits.install(parameters);
     ReplicatedStore store = new ReplicatedStore(config.limits());
     RaftActivity activity = new RaftActivity();
@@ -203,7 +194,6 @@ public final class RaftBackend implements Backend, Replication {
     var properties = RatisSettings.properties(config);
     ExecutorService replies =
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("setpoint-raft-reply-", 0).factory());
-    ForwardedWrites forwarded = new ForwardedWrites(config.nodeName(), commits::tell);
     StartupCheck check = new StartupCheck(config, properties);
     ScheduledExecutorService healthTimer = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().daemon().name("setpoint-raft-health-" + config.nodeName()).factory());
@@ -227,7 +217,7 @@ public final class RaftBackend implements Backend, Replication {
               .setStateMachineRegistry(groupId -> {
                 boolean firstDivision = !started.getAndSet(true);
                 return new StoreStateMachine(
-                    store, leadership, forwarded, health, beforeApply, firstDivision, first.getAndSet(null), activity);
+                    store, leadership, health, beforeApply, firstDivision, first.getAndSet(null), activity);
               })
               .setProperties(properties)
               .setParameters(parameters)
@@ -235,15 +225,13 @@ public final class RaftBackend implements Backend, Replication {
               .setOption(RaftStorage.StartupOption.RECOVER),
           check,
           config);
-      RetryPolicy forwardRetries = RatisSettings.forwardRetryPolicy(config.tuning());
       Membership membership = new Membership(
-          server, RatisSettings.peerId(config.nodeName()), group, properties, parameters, forwardRetries);
-      RaftProperties forwarding = RatisSettings.forwarding(properties, config.tuning());
-      Function<RaftPeerId, RaftClient> newForwarder =
-          firstAsked -> membership.newClient(forwarding, forwardRetries, firstAsked);
+          server, RatisSettings.peerId(config.nodeName()), group, properties, parameters,
+          RatisSettings.retryWhileTurnedAway(config.tuning()));
       RaftBackend backend = new RaftBackend(config, store, leadership, server, membership,
-          RatisSettings.retryPolicy(config.tuning()), newForwarder, replies, health, healthTimer, activity);
-      forwarded.open(backend.writes, backend::ownEntry);
+          RatisSettings.retryPolicy(config.tuning()), forwarded, RatisSettings.toLeader(properties, parameters),
+          replies, health, healthTimer, activity);
+      forwarded.open(backend.writes, backend::ownEntry, backend::isLeader);
       health.attach(server, group, RatisSettings.peerId(config.nodeName()), backend::stopWrites);
       return backend;
     } catch (IOException e) {
@@ -439,6 +427,14 @@ public final class RaftBackend implements Backend, Replication {
     return info != null && info.isLeader() && info.isLeaderReady();
   }
 
+  /** The leader this member knows of, with its address; null while none is. */
+  private RaftPeer leaderPeer() {
+    DivisionInfo info = info();
+    RaftPeerId leader = info == null ? null : info.getLeaderId();
+    RaftConfiguration members = leader == null ? null : membership.conf();
+    return members == null ? null : members.getPeer(leader);
+  }
+
   /** The node name of the leader this member knows of, if any. */
   public Optional<String> leader() {
     DivisionInfo info = info();
@@ -538,7 +534,6 @@ public final class RaftBackend implements Backend, Replication {
   /** Closes every watch, leaves the cluster (the data directory stays) and releases the port. */
   @Override
   public void close() {
-    // Under the lock renewForwarder takes, so that no forwarder is made or retired after this.
     synchronized (this) {
       if (closed) {
         return;
@@ -548,8 +543,7 @@ public final class RaftBackend implements Backend, Replication {
     health.close();
     writes.close();
     store.close();
-    closeQuietly(forwarder);
-    retiredForwarders.forEach(RaftBackend::closeQuietly);
+    forwards.close();
     LogWorkerWakeup.whenClosed(server, LOG_CLOSE_TIMEOUT);
     closeQuietly(server);
     // Only now: until the server has answered every write in flight, their deadlines still count.
@@ -735,59 +729,7 @@ public final class RaftBackend implements Backend, Replication {
     if (own != null) {
       return own;
     }
-    Message forward = StoreStateMachine.message(Forward.newBuilder().setFrom(config.nodeName()).setBatch(batch).build());
-    return CompletableFuture.supplyAsync(() -> batchReply(forward(forward)), replies);
-  }
-
-  /**
-   * Sends {@code forward} to the leader and waits for its answer. Ratis's blocking call, because
-   * its asynchronous one keeps requests in order and refuses every later one for good once a
-   * request fails without being repeated, which is what a forward must do when it may have been
-   * committed.
-   */
-  private RaftClientReply forward(Message forward) {
-    RaftClient asked = forwarder;
-    RaftConfiguration members = membership.conf();
-    if (members != null && members != forwarderConf) {
-      asked = renewForwarder(asked, members);
-    }
-    try {
-      return asked.io().sendReadOnlyNonLinearizable(forward);
-    } catch (GroupMismatchException e) {
-      // The member asked has taken its Raft division down (its log failed; see MemberHealth), so
-      // it committed nothing. Ratis's client keeps asking it for good, unlike a member that does
-      // not answer: ask the leader this member knows of, with a new client.
-      try {
-        return renewForwarder(asked, forwarderConf).io().sendReadOnlyNonLinearizable(forward);
-      } catch (IOException again) {
-        throw mayStillBeApplied(again);
-      }
-    } catch (IOException e) {
-      throw mayStillBeApplied(e);
-    }
-  }
-
-  /**
-   * Replaces {@code failed} (unless another forward did already) by a client that first asks the
-   * leader this member knows of, or else another member. The old client is closed once the
-   * forwards still on it have had their time.
-   */
-  private synchronized RaftClient renewForwarder(RaftClient failed, RaftConfiguration members) {
-    if (forwarder != failed || closed) {
-      return forwarder;
-    }
-    RaftPeerId gone = failed.getLeaderId();
-    RaftPeerId next = leader().map(RaftPeerId::valueOf).filter(l -> !l.equals(gone))
-        .orElseGet(() -> membership.group().getPeers().stream().map(p -> p.getId())
-            .filter(id -> !id.equals(gone) && !id.equals(self)).findFirst().orElse(null));
-    forwarderConf = members;
-    forwarder = newForwarder.apply(next);
-    retiredForwarders.add(failed);
-    healthTimer.schedule(() -> {
-      retiredForwarders.remove(failed);
-      closeQuietly(failed);
-    }, timeout.toMillis(), TimeUnit.MILLISECONDS);
-    return forwarder;
+    return forwards.send(Forward.newBuilder().setFrom(config.nodeName()).setBatch(batch).build());
   }
 
   /** {@code batch} as this member's own log entry; {@code null} when it does not lead. */
@@ -803,7 +745,7 @@ public final class RaftBackend implements Backend, Replication {
     CompletableFuture<BatchReply> own = ownEntryIfLeading(batch);
     return own != null
         ? own
-        : CompletableFuture.failedFuture(new StorageException(Reason.UNAVAILABLE, "this member no longer leads"));
+        : CompletableFuture.failedFuture(new ForwardedWrites.TurnedAway("this member no longer leads"));
   }
 
   private static BatchReply batchReply(RaftClientReply reply) {

@@ -13,6 +13,8 @@ import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.apache.ratis.grpc.GrpcUtil;
+import org.apache.ratis.grpc.server.GrpcServices;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -145,15 +147,18 @@ final class RatisSettings {
 
   /**
    * The Ratis parameters (objects, not properties): appends taken on the I/O thread ({@link
-   * InlineAppends}) and, with {@link RaftConfig#tls()}, the TLS of the gRPC transport, for this
-   * member's server (which then requires a peer certificate) and for its clients of the other
-   * members, which present this member's certificate.
+   * InlineAppends}), the {@code forwards} stream served next to Raft's own, and, with {@link
+   * RaftConfig#tls()}, the TLS of the gRPC transport, for this member's server (which then
+   * requires a peer certificate) and for its clients of the other members, which present this
+   * member's certificate.
    *
    * @throws IllegalArgumentException naming a TLS file that cannot be used
    */
-  static Parameters parameters(RaftConfig config) {
+  static Parameters parameters(RaftConfig config, ForwardService forwards) {
     Parameters parameters = new Parameters();
-    GrpcConfigKeys.Server.setServicesCustomizer(parameters, new InlineAppends());
+    InlineAppends inline = new InlineAppends();
+    GrpcConfigKeys.Server.setServicesCustomizer(parameters, (builder, types) ->
+        types.contains(GrpcServices.Type.SERVER) ? inline.customize(builder, types).addService(forwards.definition()) : builder);
     if (config.tls() != null) {
       TlsFiles.Loaded tls = config.tls().load();
       GrpcTlsConfig conf = new GrpcTlsConfig(
@@ -165,15 +170,15 @@ final class RatisSettings {
   }
 
   /**
-   * {@code member}'s properties for the client that forwards batches to the leader: one attempt
-   * may take the whole request timeout. A forward that times out is not sent again (see {@link
-   * #forwardRetryPolicy}), so a shorter attempt would only turn a slow commit, say a leader's fsync
-   * stalled for a second on a busy disk, into a write of unknown outcome.
+   * How this member reaches the leader with its forwarded batches: the same message size limit,
+   * flow control window and TLS as Raft's own transport.
    */
-  static RaftProperties forwarding(RaftProperties member, RaftTuning t) {
-    RaftProperties p = new RaftProperties(member);
-    RaftClientConfigKeys.Rpc.setRequestTimeout(p, millis(t.requestTimeout()));
-    return p;
+  static ForwardClient.Transport toLeader(RaftProperties properties, Parameters parameters) {
+    GrpcTlsConfig tls = GrpcConfigKeys.TLS.conf(parameters);
+    return new ForwardClient.Transport(
+        tls == null ? null : GrpcUtil.buildSslContextForClient(tls),
+        GrpcConfigKeys.messageSizeMax(properties, message -> {}).getSizeInt(),
+        GrpcConfigKeys.flowControlWindow(properties, message -> {}).getSizeInt());
   }
 
   /**
@@ -186,13 +191,13 @@ final class RatisSettings {
   }
 
   /**
-   * For batches forwarded to the leader, which Raft's retry cache does not cover: tried again only
-   * when the member asked turned the batch away untouched (it does not lead, it is not ready yet,
-   * or no connection to it could be made). Any other failure may come after the leader committed
-   * the batch, and repeating it could apply the writes twice, so it is reported instead. (Ratis's
-   * blocking client reports a member that does not lead or is not ready without a cause.)
+   * For requests whose repeat Raft's retry cache would not catch, such as a membership change
+   * sent by a new client: tried again only when the member asked turned the request away untouched
+   * (it does not lead, it is not ready yet, or no connection to it could be made). Any other failure
+   * may come after the leader committed the request, so it is reported instead. (Ratis's blocking
+   * client reports a member that does not lead or is not ready without a cause.)
    */
-  static RetryPolicy forwardRetryPolicy(RaftTuning t) {
+  static RetryPolicy retryWhileTurnedAway(RaftTuning t) {
     RetryPolicy whileTurnedAway = retryPolicy(t);
     return event -> event.getCause() == null || turnedAway(event.getCause())
         ? whileTurnedAway.handleAttemptFailure(event)

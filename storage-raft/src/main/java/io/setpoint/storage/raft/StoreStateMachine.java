@@ -3,7 +3,6 @@ package io.setpoint.storage.raft;
 import com.google.protobuf.MessageLite;
 import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
-import io.setpoint.storage.raft.v1.Forward;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -23,7 +22,6 @@ import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.LifeCycle;
 import org.slf4j.Logger;
@@ -48,7 +46,6 @@ final class StoreStateMachine extends BaseStateMachine {
   private final ReplicatedStore store;
   private final RaftActivity activity;
   private final Consumer<Boolean> leadership;
-  private final ForwardedWrites forwarded;
   private final MemberHealth health;
   private final Consumer<Batch> beforeApply;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
@@ -72,7 +69,6 @@ final class StoreStateMachine extends BaseStateMachine {
   /**
    * @param leadership told true when this member becomes a ready leader, false when it stops
    *     leading
-   * @param forwarded where batches forwarded to this member as leader go
    * @param health told when the log cannot be written or applying fails beyond recovery
    * @param beforeApply called with every batch before it is applied; tests make it throw to
    *     inject a failure of the state machine
@@ -85,7 +81,6 @@ final class StoreStateMachine extends BaseStateMachine {
   StoreStateMachine(
       ReplicatedStore store,
       Consumer<Boolean> leadership,
-      ForwardedWrites forwarded,
       MemberHealth health,
       Consumer<Batch> beforeApply,
       boolean firstDivision,
@@ -95,7 +90,6 @@ final class StoreStateMachine extends BaseStateMachine {
     this.snapshots = new SnapshotWriter(activity, this::snapshotWritten);
     this.store = store;
     this.leadership = leadership;
-    this.forwarded = forwarded;
     this.health = health;
     this.beforeApply = beforeApply;
     this.firstDivision = firstDivision;
@@ -169,23 +163,14 @@ final class StoreStateMachine extends BaseStateMachine {
   }
 
   /**
-   * An empty query is a read barrier, which Ratis runs once this member has applied the leader's
-   * read index. Any other is a {@link Forward}: a batch of writes another member sends this one as
-   * leader (Ratis passes such queries on only while this member leads).
+   * A query is a read barrier: empty, and answered by Ratis once this member has applied the
+   * leader's read index. (Forwarded writes take their own stream, {@link ForwardService}.)
    */
   @Override
   public CompletableFuture<Message> query(Message request) {
-    ByteString content = request.getContent();
-    if (content.isEmpty()) {
-      return CompletableFuture.completedFuture(Message.EMPTY);
-    }
-    Forward forward;
-    try {
-      forward = Forward.parseFrom(content.asReadOnlyByteBuffer());
-    } catch (IOException e) {
-      return CompletableFuture.failedFuture(new IllegalArgumentException("a query is neither empty nor a forwarded batch", e));
-    }
-    return forwarded.commit(forward).thenApply(StoreStateMachine::message);
+    return request.getContent().isEmpty()
+        ? CompletableFuture.completedFuture(Message.EMPTY)
+        : CompletableFuture.failedFuture(new IllegalArgumentException("a query is a read barrier, which is empty"));
   }
 
   /** {@code proto} as what Ratis carries: a log entry, a query, or a reply to either. */

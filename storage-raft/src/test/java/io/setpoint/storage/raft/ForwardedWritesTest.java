@@ -80,7 +80,7 @@ class ForwardedWritesTest {
 
   @Test
   void forwardsFromDifferentMembersShareTheLeadersNextBatchAndEachGetsItsOwnOutcomes() {
-    forwarded.open(batcher, this::ownEntry);
+    forwarded.open(batcher, this::ownEntry, () -> true);
     CompletableFuture<Outcome> leaderOwn = batcher.submit(Op.newBuilder().setWrite(resource(id("l1"))).build());
     assertThat(sent).as("the leader's own write holds the only slot").hasSize(1);
 
@@ -103,7 +103,7 @@ class ForwardedWritesTest {
 
   @Test
   void aForwardingMemberIsToldOfTheCommitWhenNoNewerEntryWouldBringIt() {
-    forwarded.open(batcher, this::ownEntry);
+    forwarded.open(batcher, this::ownEntry, () -> true);
     CompletableFuture<BatchReply> first = forwarded.commit(forward("n2", "a"));
     batcher.submit(Op.newBuilder().setWrite(resource(id("l1"))).build());
     answer(0, 1);
@@ -121,7 +121,7 @@ class ForwardedWritesTest {
 
   @Test
   void thisMembersOwnForwardIsCommittedAloneRatherThanQueuedBehindTheSlotThatWaitsForIt() {
-    forwarded.open(batcher, this::ownEntry);
+    forwarded.open(batcher, this::ownEntry, () -> true);
     batcher.submit(Op.newBuilder().setWrite(resource(id("in-flight"))).build());
 
     CompletableFuture<BatchReply> own = forwarded.commit(forward("leader", "x"));
@@ -132,16 +132,28 @@ class ForwardedWritesTest {
   }
 
   @Test
-  void aForwardBeforeTheBatcherIsAttachedFails() {
+  void aForwardBeforeTheBatcherIsAttachedIsTurnedAway() {
     assertThatThrownBy(() -> forwarded.commit(forward("n2", "a")).join())
         .cause()
-        .isInstanceOfSatisfying(StorageException.class,
-            e -> assertThat(e.reason()).isEqualTo(StorageException.Reason.UNAVAILABLE));
+        .isInstanceOf(ForwardedWrites.TurnedAway.class)
+        .hasMessage("this member is still starting");
+    assertThat(sent).isEmpty();
+  }
+
+  @Test
+  void aForwardToAMemberThatDoesNotLeadIsTurnedAwayWithNothingQueued() {
+    forwarded.open(batcher, this::ownEntry, () -> false);
+    assertThatThrownBy(() -> forwarded.commit(forward("n2", "a")).join())
+        .cause()
+        .isInstanceOf(ForwardedWrites.TurnedAway.class)
+        .hasMessage("this member does not lead");
+    assertThat(sent).isEmpty();
+    assertThat(ownEntries).isEmpty();
   }
 
   @Test
   void aFailedBatchFailsTheForwardsInIt() {
-    forwarded.open(batcher, this::ownEntry);
+    forwarded.open(batcher, this::ownEntry, () -> true);
     CompletableFuture<BatchReply> fromN2 = forwarded.commit(forward("n2", "a"));
     StorageException lost = new StorageException(StorageException.Reason.UNAVAILABLE, "leadership lost");
     replies.getFirst().completeExceptionally(lost);

@@ -1,0 +1,335 @@
+package io.setpoint.storage.raft;
+
+import io.setpoint.storage.StorageException;
+import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.raft.v1.BatchReply;
+import io.setpoint.storage.raft.v1.Forward;
+import io.setpoint.storage.raft.v1.ForwardAnswer;
+import io.setpoint.storage.raft.v1.ForwardCall;
+import java.net.ConnectException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.thirdparty.io.grpc.CallOptions;
+import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
+import org.apache.ratis.thirdparty.io.grpc.netty.NegotiationType;
+import org.apache.ratis.thirdparty.io.grpc.netty.NettyChannelBuilder;
+import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
+import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
+import org.apache.ratis.thirdparty.io.netty.handler.ssl.SslContext;
+
+/**
+ * A member's end of the forward stream ({@link ForwardService}): sends this member's batches of
+ * writes to the leader it knows of on one long-lived stream, and completes each with the leader's
+ * answer.
+ *
+ * <p>A batch is sent again only when it certainly was not taken: the member asked turned it away
+ * (it does not lead, or not yet), no connection to it could be made, or no leader is known yet;
+ * then it goes to the leader this member knows of after a short pause, until the request timeout.
+ * Any other failure (the stream broke, no answer within the timeout) may come after the leader
+ * committed the batch, and repeating it could apply the writes twice, so it is reported as a write
+ * that may still be applied.
+ */
+final class ForwardClient implements AutoCloseable {
+  private static final Duration PAUSE_MIN = Duration.ofMillis(10);
+  private static final Duration PAUSE_MAX = Duration.ofMillis(250);
+
+  /** How the leader is reached: the channel settings and this member's certificate. */
+  record Transport(SslContext tls, int maxMessageBytes, int flowControlWindowBytes) {}
+
+  private final String self;
+  private final Supplier<RaftPeer> leader;
+  private final Function<Forward, CompletableFuture<BatchReply>> ownLeader;
+  private final Transport transport;
+  private final long timeoutNanos;
+  private final ScheduledExecutorService timer;
+  /** Where a batch is sent again from: it may go to this member's own server, which may block. */
+  private final Executor resend;
+  private final Map<Long, Sent> sent = new ConcurrentHashMap<>();
+  private final AtomicLong ids = new AtomicLong();
+  private final ScheduledFuture<?> expiry;
+  /** Guarded by {@code this}. */
+  private Link link;
+  private boolean closed;
+
+  /**
+   * @param self this member's node name
+   * @param leader the leader this member knows of, with its address; null while none is
+   * @param ownLeader commits a forward on this member when it is the leader itself
+   * @param timeout how long a batch may wait for its answer, tries included
+   * @param timer runs pauses and expiries
+   * @param resend where a batch is sent again from
+   */
+  ForwardClient(String self, Supplier<RaftPeer> leader, Function<Forward, CompletableFuture<BatchReply>> ownLeader,
+      Transport transport, Duration timeout, ScheduledExecutorService timer, Executor resend) {
+    this.self = self;
+    this.leader = leader;
+    this.ownLeader = ownLeader;
+    this.transport = transport;
+    this.timeoutNanos = timeout.toNanos();
+    this.timer = timer;
+    this.resend = resend;
+    long every = Math.max(timeout.toMillis() / 4, 10);
+    this.expiry = timer.scheduleWithFixedDelay(this::expire, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  /** Sends {@code forward} to the leader; completes with its outcomes, or fails with a {@link StorageException}. */
+  CompletableFuture<BatchReply> send(Forward forward) {
+    Sent batch = new Sent(forward, new CompletableFuture<>(), System.nanoTime() + timeoutNanos);
+    attempt(batch, PAUSE_MIN.toNanos());
+    return batch.reply();
+  }
+
+  private void attempt(Sent batch, long pauseNanos) {
+    RaftPeer to = leader.get();
+    if (to == null) {
+      later(batch, pauseNanos, "no leader is known");
+      return;
+    }
+    if (to.getId().toString().equals(self)) {
+      ownLeader.apply(batch.forward()).whenComplete((reply, failure) -> {
+        if (failure == null) {
+          batch.reply().complete(reply);
+        } else if (unwrap(failure) instanceof ForwardedWrites.TurnedAway away) {
+          later(batch, pauseNanos, away.getMessage());
+        } else {
+          batch.reply().completeExceptionally(unwrap(failure));
+        }
+      });
+      return;
+    }
+    ForwardCall call = ForwardCall.newBuilder().setId(ids.incrementAndGet()).setForward(batch.forward()).build();
+    Link on;
+    do {
+      synchronized (this) {
+        if (closed) {
+          shutDown(batch);
+          return;
+        }
+        on = link(to);
+      }
+      // False when that link broke or was retired just now, with nothing sent on it.
+    } while (!on.send(call, batch.on(on, pauseNanos)));
+  }
+
+  /** Sends {@code batch} again after a pause, or fails it when the pause would pass its deadline. */
+  private void later(Sent batch, long pauseNanos, String why) {
+    if (System.nanoTime() + pauseNanos > batch.deadline()) {
+      batch.reply().completeExceptionally(new StorageException(Reason.UNAVAILABLE,
+          "no leader took the write within " + Duration.ofNanos(timeoutNanos) + " (last: " + why + "); it was not applied"));
+      return;
+    }
+    long next = Math.min(pauseNanos * 2, PAUSE_MAX.toNanos());
+    try {
+      timer.schedule(() -> {
+        try {
+          resend.execute(() -> attempt(batch, next));
+        } catch (RejectedExecutionException stopped) {
+          shutDown(batch);
+        }
+      }, pauseNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException stopped) {
+      shutDown(batch);
+    }
+  }
+
+  private static void shutDown(Sent batch) {
+    batch.reply().completeExceptionally(new StorageException(Reason.UNAVAILABLE, "the store is shut down"));
+  }
+
+  /** The link to {@code to}, made now when the current one goes elsewhere or broke. */
+  private Link link(RaftPeer to) {
+    if (link != null && !link.broken && link.peer.getId().equals(to.getId())
+        && link.peer.getAddress().equals(to.getAddress())) {
+      return link;
+    }
+    if (link != null) {
+      link.retire();
+    }
+    link = new Link(to);
+    return link;
+  }
+
+  private void answered(Link from, ForwardAnswer answer) {
+    Sent batch = sent.remove(answer.getId());
+    if (batch == null) {
+      return;
+    }
+    switch (answer.getResultCase()) {
+      case REPLY -> batch.reply().complete(answer.getReply());
+      case FAILURE -> batch.reply().completeExceptionally(
+          new StorageException(reason(answer.getFailure().getReason()), answer.getFailure().getMessage()));
+      case TURNED_AWAY -> later(batch, batch.pauseNanos(), from.peer.getId() + ": " + answer.getTurnedAway());
+      case RESULT_NOT_SET -> batch.reply().completeExceptionally(new StorageException(Reason.UNAVAILABLE,
+          "write failed in Raft, and it may still be applied: an empty answer from " + from.peer.getId()));
+    }
+  }
+
+  /** The stream on {@code from} ended: its batches still unanswered are sent again or failed. */
+  private void broken(Link from, Throwable cause) {
+    boolean neverConnected = connectFailure(cause);
+    sent.forEach((id, batch) -> {
+      if (batch.link() == from && sent.remove(id, batch)) {
+        if (neverConnected) {
+          later(batch, batch.pauseNanos(), "cannot connect to " + from.peer.getAddress());
+        } else {
+          batch.reply().completeExceptionally(new StorageException(Reason.UNAVAILABLE,
+              "write failed in Raft, and it may still be applied: the stream to the leader "
+                  + from.peer.getId() + " ended: " + (cause == null ? "closed" : cause.getMessage())));
+        }
+      }
+    });
+  }
+
+  private void expire() {
+    long now = System.nanoTime();
+    sent.forEach((id, batch) -> {
+      if (now - batch.deadline() > 0 && sent.remove(id, batch)) {
+        batch.reply().completeExceptionally(new StorageException(Reason.UNAVAILABLE,
+            "write failed in Raft, and it may still be applied: no answer from the leader " + batch.link().peer.getId()
+                + " within " + Duration.ofNanos(timeoutNanos)));
+      }
+    });
+  }
+
+  /** Fails the batches still unanswered (they may still be applied) and closes the connection. */
+  @Override
+  public void close() {
+    Link last;
+    synchronized (this) {
+      closed = true;
+      last = link;
+      link = null;
+    }
+    expiry.cancel(false);
+    if (last != null) {
+      last.channel.shutdownNow();
+    }
+    sent.forEach((id, batch) -> {
+      if (sent.remove(id, batch)) {
+        batch.reply().completeExceptionally(new StorageException(Reason.UNAVAILABLE,
+            "the store is shut down; a write in flight may still be applied"));
+      }
+    });
+  }
+
+  private static boolean connectFailure(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof ConnectException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Reason reason(String name) {
+    try {
+      return Reason.valueOf(name);
+    } catch (IllegalArgumentException unknown) {
+      return Reason.UNAVAILABLE;
+    }
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    return failure instanceof CompletionException && failure.getCause() != null
+        ? failure.getCause()
+        : failure;
+  }
+
+  /** A batch waiting for its answer; {@code link} and {@code pauseNanos} are those of its latest try. */
+  private record Sent(Forward forward, CompletableFuture<BatchReply> reply, long deadline, Link link, long pauseNanos) {
+    Sent(Forward forward, CompletableFuture<BatchReply> reply, long deadline) {
+      this(forward, reply, deadline, null, 0);
+    }
+
+    Sent on(Link link, long pauseNanos) {
+      return new Sent(forward, reply, deadline, link, pauseNanos);
+    }
+  }
+
+  /** One connection and stream to one member. */
+  private final class Link implements StreamObserver<ForwardAnswer> {
+    final RaftPeer peer;
+    final ManagedChannel channel;
+    /** Not thread-safe: every call is under this link's lock. */
+    private final StreamObserver<ForwardCall> calls;
+    /** Guarded by this link's lock, read without it to choose a link (a stale read only costs a retry). */
+    volatile boolean broken;
+
+    Link(RaftPeer peer) {
+      this.peer = peer;
+      NettyChannelBuilder builder = NettyChannelBuilder.forTarget(peer.getAddress())
+          // Members talk to each other directly, never through an HTTP proxy.
+          .proxyDetector(address -> null)
+          .disableRetry()
+          // Answers are handled on the connection's thread: completing one only hands it on.
+          .directExecutor()
+          .maxInboundMessageSize(transport.maxMessageBytes())
+          .flowControlWindow(transport.flowControlWindowBytes());
+      if (transport.tls() != null) {
+        builder.useTransportSecurity().sslContext(transport.tls());
+      } else {
+        builder.negotiationType(NegotiationType.PLAINTEXT);
+      }
+      channel = builder.build();
+      calls = ClientCalls.asyncBidiStreamingCall(channel.newCall(ForwardService.FORWARD, CallOptions.DEFAULT), this);
+    }
+
+    /**
+     * Sends {@code call}, awaiting its answer as {@code batch}; false when this link no longer
+     * sends. Under the lock {@link #ended} takes, so a batch is either sent before the stream ended
+     * and then found by {@link #broken}, or not sent at all.
+     */
+    synchronized boolean send(ForwardCall call, Sent batch) {
+      if (broken) {
+        return false;
+      }
+      sent.put(call.getId(), batch);
+      calls.onNext(call);
+      return true;
+    }
+
+    /** No more batches go this way; the stream ends once the leader answered those on it. */
+    synchronized void retire() {
+      if (!broken) {
+        broken = true;
+        calls.onCompleted();
+      }
+      channel.shutdown();
+    }
+
+    @Override
+    public void onNext(ForwardAnswer answer) {
+      answered(this, answer);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      ended(t);
+    }
+
+    @Override
+    public void onCompleted() {
+      ended(null);
+    }
+
+    private void ended(Throwable cause) {
+      synchronized (this) {
+        broken = true;
+      }
+      channel.shutdown();
+      broken(this, cause);
+    }
+  }
+}

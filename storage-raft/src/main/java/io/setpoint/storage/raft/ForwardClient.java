@@ -8,7 +8,10 @@ import io.setpoint.storage.raft.v1.ForwardAnswer;
 import io.setpoint.storage.raft.v1.ForwardCall;
 import java.net.ConnectException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,10 +61,14 @@ final class ForwardClient implements AutoCloseable {
   private final Executor resend;
   private final Map<Long, Sent> sent = new ConcurrentHashMap<>();
   private final AtomicLong ids = new AtomicLong();
+  /** Batches waiting out a pause before they are sent again: failed on close. */
+  private final Set<Sent> paused = ConcurrentHashMap.newKeySet();
   private final ScheduledFuture<?> expiry;
-  /** Guarded by {@code this}. */
+  /** Guarded by {@code this}, as is {@link #retired}. */
   private Link link;
-  private boolean closed;
+  /** Links no batch goes to any more, closed for good a timeout after they were retired, or on close. */
+  private final List<Link> retired = new ArrayList<>();
+  private volatile boolean closed;
 
   /**
    * @param self this member's node name
@@ -92,6 +99,10 @@ final class ForwardClient implements AutoCloseable {
   }
 
   private void attempt(Sent batch, long pauseNanos) {
+    if (closed) {
+      shutDown(batch);
+      return;
+    }
     RaftPeer to = leader.get();
     if (to == null) {
       later(batch, pauseNanos, "no leader is known");
@@ -131,8 +142,16 @@ final class ForwardClient implements AutoCloseable {
       return;
     }
     long next = Math.min(pauseNanos * 2, PAUSE_MAX.toNanos());
+    paused.add(batch);
+    if (closed && paused.remove(batch)) {
+      shutDown(batch);
+      return;
+    }
     try {
       timer.schedule(() -> {
+        if (!paused.remove(batch)) {
+          return;
+        }
         try {
           resend.execute(() -> attempt(batch, next));
         } catch (RejectedExecutionException stopped) {
@@ -140,7 +159,9 @@ final class ForwardClient implements AutoCloseable {
         }
       }, pauseNanos, TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException stopped) {
-      shutDown(batch);
+      if (paused.remove(batch)) {
+        shutDown(batch);
+      }
     }
   }
 
@@ -154,11 +175,34 @@ final class ForwardClient implements AutoCloseable {
         && link.peer.getAddress().equals(to.getAddress())) {
       return link;
     }
-    if (link != null) {
-      link.retire();
-    }
+    retireLink();
     link = new Link(to);
     return link;
+  }
+
+  /**
+   * Sends nothing more on the current link. The batches on it still get their answers, unless
+   * the stream breaks; its connection is closed for good after a timeout, when they have had their
+   * time.
+   */
+  private void retireLink() {
+    Link old = link;
+    if (old == null) {
+      return;
+    }
+    link = null;
+    old.retire();
+    retired.add(old);
+    try {
+      timer.schedule(() -> {
+        synchronized (this) {
+          retired.remove(old);
+        }
+        old.channel.shutdownNow();
+      }, timeoutNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException stopped) {
+      old.channel.shutdownNow();
+    }
   }
 
   private void answered(Link from, ForwardAnswer answer) {
@@ -177,7 +221,7 @@ final class ForwardClient implements AutoCloseable {
   }
 
   /** The stream on {@code from} ended: its batches still unanswered are sent again or failed. */
-  private void broken(Link from, Throwable cause) {
+  private void failOrResend(Link from, Throwable cause) {
     boolean neverConnected = connectFailure(cause);
     sent.forEach((id, batch) -> {
       if (batch.link() == from && sent.remove(id, batch)) {
@@ -192,6 +236,10 @@ final class ForwardClient implements AutoCloseable {
     });
   }
 
+  /**
+   * Fails the batches that had no answer within the timeout. Their link may be dead without
+   * having noticed (nothing was sent back since), so the next batch goes on a new one.
+   */
   private void expire() {
     long now = System.nanoTime();
     sent.forEach((id, batch) -> {
@@ -199,6 +247,11 @@ final class ForwardClient implements AutoCloseable {
         batch.reply().completeExceptionally(new StorageException(Reason.UNAVAILABLE,
             "write failed in Raft, and it may still be applied: no answer from the leader " + batch.link().peer.getId()
                 + " within " + Duration.ofNanos(timeoutNanos)));
+        synchronized (this) {
+          if (link == batch.link()) {
+            retireLink();
+          }
+        }
       }
     });
   }
@@ -206,16 +259,23 @@ final class ForwardClient implements AutoCloseable {
   /** Fails the batches still unanswered (they may still be applied) and closes the connection. */
   @Override
   public void close() {
-    Link last;
+    List<Link> open = new ArrayList<>();
     synchronized (this) {
       closed = true;
-      last = link;
-      link = null;
+      if (link != null) {
+        open.add(link);
+        link = null;
+      }
+      open.addAll(retired);
+      retired.clear();
     }
     expiry.cancel(false);
-    if (last != null) {
-      last.channel.shutdownNow();
-    }
+    open.forEach(l -> l.channel.shutdownNow());
+    paused.forEach(batch -> {
+      if (paused.remove(batch)) {
+        shutDown(batch);
+      }
+    });
     sent.forEach((id, batch) -> {
       if (sent.remove(id, batch)) {
         batch.reply().completeExceptionally(new StorageException(Reason.UNAVAILABLE,
@@ -247,7 +307,10 @@ final class ForwardClient implements AutoCloseable {
         : failure;
   }
 
-  /** A batch waiting for its answer; {@code link} and {@code pauseNanos} are those of its latest try. */
+  /**
+   * A batch waiting for its answer; {@code link} and {@code pauseNanos} are those of its latest
+   * try. Equal only to itself, as one try of one batch, whatever it carries.
+   */
   private record Sent(Forward forward, CompletableFuture<BatchReply> reply, long deadline, Link link, long pauseNanos) {
     Sent(Forward forward, CompletableFuture<BatchReply> reply, long deadline) {
       this(forward, reply, deadline, null, 0);
@@ -255,6 +318,16 @@ final class ForwardClient implements AutoCloseable {
 
     Sent on(Link link, long pauseNanos) {
       return new Sent(forward, reply, deadline, link, pauseNanos);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+      return this == other;
+    }
+
+    @Override
+    public int hashCode() {
+      return System.identityHashCode(this);
     }
   }
 
@@ -289,18 +362,25 @@ final class ForwardClient implements AutoCloseable {
     /**
      * Sends {@code call}, awaiting its answer as {@code batch}; false when this link no longer
      * sends. Under the lock {@link #ended} takes, so a batch is either sent before the stream ended
-     * and then found by {@link #broken}, or not sent at all.
+     * and then found by {@link #failOrResend}, or not sent at all.
      */
     synchronized boolean send(ForwardCall call, Sent batch) {
       if (broken) {
         return false;
       }
       sent.put(call.getId(), batch);
-      calls.onNext(call);
+      try {
+        calls.onNext(call);
+      } catch (RuntimeException e) {
+        if (sent.remove(call.getId(), batch)) {
+          batch.reply().completeExceptionally(new StorageException(Reason.UNAVAILABLE,
+              "write failed in Raft, and it may still be applied: could not send it to the leader: " + e));
+        }
+      }
       return true;
     }
 
-    /** No more batches go this way; the stream ends once the leader answered those on it. */
+    /** No more batches go this way; the leader ends the stream once it has answered those on it. */
     synchronized void retire() {
       if (!broken) {
         broken = true;
@@ -329,7 +409,7 @@ final class ForwardClient implements AutoCloseable {
         broken = true;
       }
       channel.shutdown();
-      broken(this, cause);
+      failOrResend(this, cause);
     }
   }
 }

@@ -23,10 +23,17 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.thirdparty.io.grpc.Metadata;
 import org.apache.ratis.thirdparty.io.grpc.Server;
+import org.apache.ratis.thirdparty.io.grpc.ServerCall;
+import org.apache.ratis.thirdparty.io.grpc.ServerCallHandler;
+import org.apache.ratis.thirdparty.io.grpc.ServerInterceptor;
+import org.apache.ratis.thirdparty.io.grpc.ServerInterceptors;
 import org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -72,6 +79,7 @@ class ForwardClientTest {
     final List<Batch> received = new CopyOnWriteArrayList<>();
     final List<CompletableFuture<BatchReply>> entries = new CopyOnWriteArrayList<>();
     final AtomicInteger turnedAway = new AtomicInteger();
+    final AtomicInteger streams = new AtomicInteger();
     volatile boolean leads;
 
     Member(String name, boolean leads) {
@@ -88,7 +96,13 @@ class ForwardClientTest {
       });
       try {
         server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-            .addService(new ForwardService(forwarded).definition())
+            .addService(ServerInterceptors.intercept(new ForwardService(forwarded).definition(), new ServerInterceptor() {
+              @Override
+              public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
+                streams.incrementAndGet();
+                return next.startCall(call, headers);
+              }
+            }))
             .build()
             .start();
       } catch (IOException e) {
@@ -132,11 +146,11 @@ class ForwardClientTest {
 
   private static StorageException failure(CompletableFuture<BatchReply> reply) {
     try {
-      reply.get();
+      reply.get(10, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
       return (StorageException) e.getCause();
-    } catch (InterruptedException e) {
-      throw new AssertionError(e);
+    } catch (InterruptedException | TimeoutException e) {
+      throw new AssertionError("the batch did not complete", e);
     }
     throw new AssertionError("the batch did not fail: " + reply.join());
   }
@@ -156,6 +170,38 @@ class ForwardClientTest {
 
     assertThat(revisions(first)).containsExactly(10L, 11L);
     assertThat(revisions(second)).containsExactly(12L);
+    assertThat(leading.streams).hasValue(1);
+  }
+
+  @Test
+  void aBatchInFlightWhenTheLeaderChangesStillGetsItsAnswerFromTheOldOne() {
+    Member old = new Member("n1", true);
+    Member next = new Member("n2", true);
+    leader.set(old.peer());
+    ForwardClient forwards = client(TIMEOUT);
+    CompletableFuture<BatchReply> inFlight = forwards.send(forward("a"));
+    await().until(() -> old.received.size() == 1);
+
+    leader.set(next.peer());
+    CompletableFuture<BatchReply> after = forwards.send(forward("b"));
+    await().until(() -> next.received.size() == 1);
+    old.commitEntry(0, 5);
+    next.commitEntry(0, 6);
+
+    assertThat(revisions(inFlight)).containsExactly(5L);
+    assertThat(revisions(after)).containsExactly(6L);
+    assertThat(old.received).hasSize(1);
+  }
+
+  @Test
+  void closingFailsABatchThatWaitsForALeader() {
+    ForwardClient forwards = client(TIMEOUT);
+    CompletableFuture<BatchReply> reply = forwards.send(forward("a"));
+    await().until(() -> leaderAsked.get() >= 2);
+
+    forwards.close();
+
+    assertThat(failure(reply)).hasMessage("the store is shut down");
   }
 
   @Test

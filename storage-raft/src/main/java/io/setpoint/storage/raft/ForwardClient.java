@@ -165,6 +165,11 @@ final class ForwardClient implements AutoCloseable {
     }
   }
 
+  /** A failure after which the leader may still have committed the batch: never sent again. */
+  static StorageException mayStillBeApplied(String why) {
+    return new StorageException(Reason.UNAVAILABLE, "write failed in Raft, and it may still be applied: " + why);
+  }
+
   private static void shutDown(Sent batch) {
     batch.reply().completeExceptionally(new StorageException(Reason.UNAVAILABLE, "the store is shut down"));
   }
@@ -215,8 +220,7 @@ final class ForwardClient implements AutoCloseable {
       case FAILURE -> batch.reply().completeExceptionally(
           new StorageException(reason(answer.getFailure().getReason()), answer.getFailure().getMessage()));
       case TURNED_AWAY -> later(batch, batch.pauseNanos(), from.peer.getId() + ": " + answer.getTurnedAway());
-      case RESULT_NOT_SET -> batch.reply().completeExceptionally(new StorageException(Reason.UNAVAILABLE,
-          "write failed in Raft, and it may still be applied: an empty answer from " + from.peer.getId()));
+      case RESULT_NOT_SET -> batch.reply().completeExceptionally(mayStillBeApplied("an empty answer from " + from.peer.getId()));
     }
   }
 
@@ -228,8 +232,7 @@ final class ForwardClient implements AutoCloseable {
         if (neverConnected) {
           later(batch, batch.pauseNanos(), "cannot connect to " + from.peer.getAddress());
         } else {
-          batch.reply().completeExceptionally(new StorageException(Reason.UNAVAILABLE,
-              "write failed in Raft, and it may still be applied: the stream to the leader "
+          batch.reply().completeExceptionally(mayStillBeApplied("the stream to the leader "
                   + from.peer.getId() + " ended: " + (cause == null ? "closed" : cause.getMessage())));
         }
       }
@@ -244,8 +247,7 @@ final class ForwardClient implements AutoCloseable {
     long now = System.nanoTime();
     sent.forEach((id, batch) -> {
       if (now - batch.deadline() > 0 && sent.remove(id, batch)) {
-        batch.reply().completeExceptionally(new StorageException(Reason.UNAVAILABLE,
-            "write failed in Raft, and it may still be applied: no answer from the leader " + batch.link().peer.getId()
+        batch.reply().completeExceptionally(mayStillBeApplied("no answer from the leader " + batch.link().peer.getId()
                 + " within " + Duration.ofNanos(timeoutNanos)));
         synchronized (this) {
           if (link == batch.link()) {
@@ -373,8 +375,7 @@ final class ForwardClient implements AutoCloseable {
         calls.onNext(call);
       } catch (RuntimeException e) {
         if (sent.remove(call.getId(), batch)) {
-          batch.reply().completeExceptionally(new StorageException(Reason.UNAVAILABLE,
-              "write failed in Raft, and it may still be applied: could not send it to the leader: " + e));
+          batch.reply().completeExceptionally(mayStillBeApplied("could not send it to the leader: " + e));
         }
       }
       return true;

@@ -4,7 +4,6 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
 import io.setpoint.storage.StorageException;
-import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.raft.v1.BatchReply;
 import io.setpoint.storage.raft.v1.Failure;
 import io.setpoint.storage.raft.v1.ForwardAnswer;
@@ -121,7 +120,7 @@ final class ForwardService {
     }
     StorageException refused = cause instanceof StorageException e
         ? e
-        : new StorageException(Reason.UNAVAILABLE, "write failed in Raft, and it may still be applied: " + cause);
+        : ForwardClient.mayStillBeApplied(String.valueOf(cause));
     return answer.setFailure(Failure.newBuilder().setReason(refused.reason().name()).setMessage(refused.getMessage())).build();
   }
 

@@ -762,7 +762,7 @@ public final class RaftBackend implements Backend, Replication {
   }
 
   private static StorageException mayStillBeApplied(Exception cause) {
-    return new StorageException(Reason.UNAVAILABLE, "write failed in Raft, and it may still be applied: " + cause);
+    return ForwardClient.mayStillBeApplied(String.valueOf(cause));
   }
 
   private CompletableFuture<Void> readIndex() {

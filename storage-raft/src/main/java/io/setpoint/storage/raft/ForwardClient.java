@@ -2,6 +2,7 @@ package io.setpoint.storage.raft;
 
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
 import io.setpoint.storage.raft.v1.Forward;
 import io.setpoint.storage.raft.v1.ForwardAnswer;
@@ -53,7 +54,7 @@ final class ForwardClient implements AutoCloseable {
 
   private final String self;
   private final Supplier<RaftPeer> leader;
-  private final Function<Forward, CompletableFuture<BatchReply>> ownLeader;
+  private final Function<Batch, CompletableFuture<BatchReply>> ownEntry;
   private final Transport transport;
   private final long timeoutNanos;
   private final ScheduledExecutorService timer;
@@ -73,16 +74,17 @@ final class ForwardClient implements AutoCloseable {
   /**
    * @param self this member's node name
    * @param leader the leader this member knows of, with its address; null while none is
-   * @param ownLeader commits a forward on this member when it is the leader itself
+   * @param ownEntry commits a batch as this member's own log entry when it is the leader itself;
+   *     fails with {@link ForwardedWrites.TurnedAway} when it is not, or not ready yet
    * @param timeout how long a batch may wait for its answer, tries included
    * @param timer runs pauses and expiries
    * @param resend where a batch is sent again from
    */
-  ForwardClient(String self, Supplier<RaftPeer> leader, Function<Forward, CompletableFuture<BatchReply>> ownLeader,
+  ForwardClient(String self, Supplier<RaftPeer> leader, Function<Batch, CompletableFuture<BatchReply>> ownEntry,
       Transport transport, Duration timeout, ScheduledExecutorService timer, Executor resend) {
     this.self = self;
     this.leader = leader;
-    this.ownLeader = ownLeader;
+    this.ownEntry = ownEntry;
     this.transport = transport;
     this.timeoutNanos = timeout.toNanos();
     this.timer = timer;
@@ -109,7 +111,8 @@ final class ForwardClient implements AutoCloseable {
       return;
     }
     if (to.getId().toString().equals(self)) {
-      ownLeader.apply(batch.forward()).whenComplete((reply, failure) -> {
+      // Not queued in this member's batcher: its only slot waits for this very batch.
+      ownEntry.apply(batch.forward().getBatch()).whenComplete((reply, failure) -> {
         if (failure == null) {
           batch.reply().complete(reply);
         } else if (unwrap(failure) instanceof ForwardedWrites.TurnedAway away) {
@@ -303,7 +306,8 @@ final class ForwardClient implements AutoCloseable {
     }
   }
 
-  private static Throwable unwrap(Throwable failure) {
+  /** The failure a dependent stage of a {@link CompletableFuture} sees, without its wrapper. */
+  static Throwable unwrap(Throwable failure) {
     return failure instanceof CompletionException && failure.getCause() != null
         ? failure.getCause()
         : failure;

@@ -9,7 +9,6 @@ import io.setpoint.storage.raft.v1.Failure;
 import io.setpoint.storage.raft.v1.ForwardAnswer;
 import io.setpoint.storage.raft.v1.ForwardCall;
 import java.io.InputStream;
-import java.util.concurrent.CompletionException;
 import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
 import org.apache.ratis.thirdparty.io.grpc.ServerServiceDefinition;
 import org.apache.ratis.thirdparty.io.grpc.Status;
@@ -114,7 +113,7 @@ final class ForwardService {
     if (failure == null) {
       return answer.setReply(reply).build();
     }
-    Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    Throwable cause = ForwardClient.unwrap(failure);
     if (cause instanceof ForwardedWrites.TurnedAway away) {
       return answer.setTurnedAway(away.getMessage()).build();
     }

@@ -1,6 +1,5 @@
 package io.setpoint.storage.raft;
 
-import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
 import io.setpoint.storage.raft.v1.Forward;
 import io.setpoint.storage.raft.v1.Outcome;
@@ -8,7 +7,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.function.Function;
 
 /**
  * The leader's end of write forwarding. A member that does not lead sends its batch of writes to
@@ -32,30 +30,25 @@ final class ForwardedWrites {
     }
   }
 
-  private record Member(
-      WriteBatcher writes, Function<Batch, CompletableFuture<BatchReply>> ownEntry, BooleanSupplier leads) {}
+  private record Member(WriteBatcher writes, BooleanSupplier leads) {}
 
-  private final String self;
   private final Consumer<String> tellCommitted;
   private volatile Member member;
 
   /**
-   * @param self this member's node name
    * @param tellCommitted sends the named member this leader's commit index now (see
    *     {@link CommitPropagation#tell})
    */
-  ForwardedWrites(String self, Consumer<String> tellCommitted) {
-    this.self = self;
+  ForwardedWrites(Consumer<String> tellCommitted) {
     this.tellCommitted = tellCommitted;
   }
 
   /**
-   * From now on forwarded writes join {@code writes}' batches, except this member's own forwards,
-   * which go to {@code ownEntry} as a log entry of their own; turned away while {@code leads} is
+   * From now on forwarded writes join {@code writes}' batches; turned away while {@code leads} is
    * false (this member does not lead, or still applies entries of earlier terms).
    */
-  void open(WriteBatcher writes, Function<Batch, CompletableFuture<BatchReply>> ownEntry, BooleanSupplier leads) {
-    this.member = new Member(writes, ownEntry, leads);
+  void open(WriteBatcher writes, BooleanSupplier leads) {
+    this.member = new Member(writes, leads);
   }
 
   /**
@@ -68,11 +61,6 @@ final class ForwardedWrites {
       return CompletableFuture.failedFuture(new TurnedAway("this member is still starting"));
     }
     try {
-      if (forward.getFrom().equals(self)) {
-        // This member's own forward, sent as it became leader: its batcher's only slot waits for
-        // this very reply, so queued behind that slot the writes would never be sent.
-        return target.ownEntry().apply(forward.getBatch());
-      }
       if (!target.leads().getAsBoolean()) {
         return CompletableFuture.failedFuture(new TurnedAway("this member does not lead"));
       }

@@ -134,7 +134,6 @@ public final class RaftBackend implements Backend, Replication {
       RaftServer server,
       Membership membership,
       RetryPolicy retryPolicy,
-      ForwardedWrites forwarded,
       ForwardClient.Transport toLeader,
       ExecutorService replies,
       MemberHealth health,
@@ -158,7 +157,7 @@ public final class RaftBackend implements Backend, Replication {
         RatisSettings.heapShare(t), healthTimer, replies);
     this.reads = new ReadBarrier(this::readIndex);
     this.forwards = new ForwardClient(
-        config.nodeName(), this::leaderPeer, forwarded::commit, toLeader, timeout, healthTimer, replies);
+        config.nodeName(), this::leaderPeer, this::ownEntry, toLeader, timeout, healthTimer, replies);
   }
 
   /**
@@ -184,7 +183,7 @@ public final class RaftBackend implements Backend, Replication {
   static RaftBackend start(RaftConfig config, Consumer<Batch> beforeApply) {
     // First, so that unusable TLS files fail before anything starts.
     CommitPropagation commits = new CommitPropagation();
-    ForwardedWrites forwarded = new ForwardedWrites(config.nodeName(), commits::tell);
+    ForwardedWrites forwarded = new ForwardedWrites(commits::tell);
     var parameters = RatisSettings.parameters(config, new ForwardService(forwarded));
     commits.install(parameters);
     ReplicatedStore store = new ReplicatedStore(config.limits());
@@ -229,9 +228,9 @@ public final class RaftBackend implements Backend, Replication {
           server, RatisSettings.peerId(config.nodeName()), group, properties, parameters,
           RatisSettings.retryWhileTurnedAway(config.tuning()));
       RaftBackend backend = new RaftBackend(config, store, leadership, server, membership,
-          RatisSettings.retryPolicy(config.tuning()), forwarded, RatisSettings.toLeader(properties, parameters),
+          RatisSettings.retryPolicy(config.tuning()), RatisSettings.toLeader(properties, parameters),
           replies, health, healthTimer, activity);
-      forwarded.open(backend.writes, backend::ownEntry, backend::isLeader);
+      forwarded.open(backend.writes, backend::isLeader);
       health.attach(server, group, RatisSettings.peerId(config.nodeName()), backend::stopWrites);
       return backend;
     } catch (IOException e) {
@@ -740,7 +739,10 @@ public final class RaftBackend implements Backend, Replication {
     return submitted == null ? null : submitted.thenApply(RaftBackend::batchReply);
   }
 
-  /** A forward of this member's own that reached it as leader: an entry of its own, or a failure. */
+  /**
+   * A batch this member's forward client found it leads itself: an entry of its own, or turned
+   * away when it no longer leads (or does not lead yet).
+   */
   private CompletableFuture<BatchReply> ownEntry(Batch batch) {
     CompletableFuture<BatchReply> own = ownEntryIfLeading(batch);
     return own != null

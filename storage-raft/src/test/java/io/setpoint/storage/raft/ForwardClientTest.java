@@ -51,6 +51,7 @@ class ForwardClientTest {
   private final List<Member> members = new ArrayList<>();
   private final AtomicReference<RaftPeer> leader = new AtomicReference<>();
   private final AtomicInteger leaderAsked = new AtomicInteger();
+  private final List<Batch> ownEntries = new CopyOnWriteArrayList<>();
   private ForwardClient client;
 
   @AfterEach
@@ -67,7 +68,11 @@ class ForwardClientTest {
     client = new ForwardClient("self", () -> {
       leaderAsked.incrementAndGet();
       return leader.get();
-    }, forward -> CompletableFuture.failedFuture(new AssertionError("this member never leads here")),
+    }, batch -> {
+      ownEntries.add(batch);
+      return CompletableFuture.completedFuture(
+          BatchReply.newBuilder().addOutcomes(Outcome.newBuilder().setRevision(99).setWritten(true)).build());
+    },
         new ForwardClient.Transport(null, 4 << 20, 1 << 20), timeout, timer, resend);
     return client;
   }
@@ -87,8 +92,8 @@ class ForwardClientTest {
       this.leads = leads;
       WriteBatcher batcher = new WriteBatcher(this::commit, CompletableFuture::completedFuture, 100, 1 << 20, 1,
           TIMEOUT, Long.MAX_VALUE, timer, Runnable::run);
-      ForwardedWrites forwarded = new ForwardedWrites(name, member -> {});
-      forwarded.open(batcher, batch -> CompletableFuture.failedFuture(new AssertionError("no own forwards here")), () -> {
+      ForwardedWrites forwarded = new ForwardedWrites(member -> {});
+      forwarded.open(batcher, () -> {
         if (!this.leads) {
           turnedAway.incrementAndGet();
         }
@@ -202,6 +207,20 @@ class ForwardClientTest {
     forwards.close();
 
     assertThat(failure(reply)).hasMessage("the store is shut down");
+  }
+
+  @Test
+  void whenThisMemberLeadsItsBatchIsAnEntryOfItsOwnNotSentOnTheStream() {
+    Member other = new Member("n1", true);
+    leader.set(RaftPeer.newBuilder().setId("self").setAddress("127.0.0.1:1").build());
+
+    CompletableFuture<BatchReply> own = client(TIMEOUT).send(forward("x"));
+
+    assertThat(revisions(own)).containsExactly(99L);
+    assertThat(ownEntries).singleElement().satisfies(batch ->
+        assertThat(batch.getOpsList()).extracting(op -> op.getWrite().getId().getName()).containsExactly("x"));
+    assertThat(other.received).isEmpty();
+    assertThat(other.streams).hasValue(0);
   }
 
   @Test

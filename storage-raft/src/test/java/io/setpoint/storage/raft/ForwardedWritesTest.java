@@ -27,12 +27,11 @@ import org.junit.jupiter.api.Test;
 class ForwardedWritesTest {
   private final List<Batch> sent = new ArrayList<>();
   private final List<CompletableFuture<BatchReply>> replies = new ArrayList<>();
-  private final List<Batch> ownEntries = new ArrayList<>();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
   private final WriteBatcher batcher =
       new WriteBatcher(this::send, CompletableFuture::completedFuture, 100, 1 << 20, 1, Duration.ofMinutes(1), Long.MAX_VALUE, timer, Runnable::run);
   private final List<String> told = new ArrayList<>();
-  private final ForwardedWrites forwarded = new ForwardedWrites("leader", told::add);
+  private final ForwardedWrites forwarded = new ForwardedWrites(told::add);
 
   @AfterEach
   void stopTimer() {
@@ -44,13 +43,6 @@ class ForwardedWritesTest {
     CompletableFuture<BatchReply> reply = new CompletableFuture<>();
     replies.add(reply);
     return reply;
-  }
-
-  private CompletableFuture<BatchReply> ownEntry(Batch batch) {
-    ownEntries.add(batch);
-    return CompletableFuture.completedFuture(BatchReply.newBuilder()
-        .addOutcomes(Outcome.newBuilder().setRevision(99).setWritten(true))
-        .build());
   }
 
   private static Forward forward(String from, String... names) {
@@ -80,7 +72,7 @@ class ForwardedWritesTest {
 
   @Test
   void forwardsFromDifferentMembersShareTheLeadersNextBatchAndEachGetsItsOwnOutcomes() {
-    forwarded.open(batcher, this::ownEntry, () -> true);
+    forwarded.open(batcher, () -> true);
     CompletableFuture<Outcome> leaderOwn = batcher.submit(Op.newBuilder().setWrite(resource(id("l1"))).build());
     assertThat(sent).as("the leader's own write holds the only slot").hasSize(1);
 
@@ -98,12 +90,11 @@ class ForwardedWritesTest {
     answer(1, 11);
     assertThat(revisions(fromN2)).containsExactly(11L, 12L);
     assertThat(revisions(fromN3)).containsExactly(13L);
-    assertThat(ownEntries).isEmpty();
   }
 
   @Test
   void aForwardingMemberIsToldOfTheCommitWhenNoNewerEntryWouldBringIt() {
-    forwarded.open(batcher, this::ownEntry, () -> true);
+    forwarded.open(batcher, () -> true);
     CompletableFuture<BatchReply> first = forwarded.commit(forward("n2", "a"));
     batcher.submit(Op.newBuilder().setWrite(resource(id("l1"))).build());
     answer(0, 1);
@@ -120,18 +111,6 @@ class ForwardedWritesTest {
   }
 
   @Test
-  void thisMembersOwnForwardIsCommittedAloneRatherThanQueuedBehindTheSlotThatWaitsForIt() {
-    forwarded.open(batcher, this::ownEntry, () -> true);
-    batcher.submit(Op.newBuilder().setWrite(resource(id("in-flight"))).build());
-
-    CompletableFuture<BatchReply> own = forwarded.commit(forward("leader", "x"));
-
-    assertThat(ownEntries).singleElement().satisfies(batch -> assertThat(names(batch)).containsExactly("x"));
-    assertThat(revisions(own)).containsExactly(99L);
-    assertThat(sent).as("nothing joined the batcher's queue").hasSize(1);
-  }
-
-  @Test
   void aForwardBeforeTheBatcherIsAttachedIsTurnedAway() {
     assertThatThrownBy(() -> forwarded.commit(forward("n2", "a")).join())
         .cause()
@@ -142,18 +121,17 @@ class ForwardedWritesTest {
 
   @Test
   void aForwardToAMemberThatDoesNotLeadIsTurnedAwayWithNothingQueued() {
-    forwarded.open(batcher, this::ownEntry, () -> false);
+    forwarded.open(batcher, () -> false);
     assertThatThrownBy(() -> forwarded.commit(forward("n2", "a")).join())
         .cause()
         .isInstanceOf(ForwardedWrites.TurnedAway.class)
         .hasMessage("this member does not lead");
     assertThat(sent).isEmpty();
-    assertThat(ownEntries).isEmpty();
   }
 
   @Test
   void aFailedBatchFailsTheForwardsInIt() {
-    forwarded.open(batcher, this::ownEntry, () -> true);
+    forwarded.open(batcher, () -> true);
     CompletableFuture<BatchReply> fromN2 = forwarded.commit(forward("n2", "a"));
     StorageException lost = new StorageException(StorageException.Reason.UNAVAILABLE, "leadership lost");
     replies.getFirst().completeExceptionally(lost);

@@ -10,7 +10,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -85,19 +84,15 @@ public final class LocalCluster implements AutoCloseable {
     return members.stream().map(ServerProcess::pid).toList();
   }
 
-  /**
-   * The CPU time (user and system) the members have used so far, all together, in nanoseconds; or
-   * {@link Result#CPU_UNKNOWN} when the operating system does not tell or a member has exited.
-   */
-  public synchronized long cpuNanos() {
-    long total = 0;
+  /** The CPU time the members have used so far, all together; {@link CpuTime#UNKNOWN} once one has exited. */
+  public synchronized CpuTime cpu() {
+    CpuTime total = CpuTime.ZERO;
     for (ServerProcess member : members) {
-      Optional<Duration> cpu =
-          ProcessHandle.of(member.pid()).flatMap(handle -> handle.info().totalCpuDuration());
-      if (cpu.isEmpty()) {
-        return Result.CPU_UNKNOWN;
+      CpuTime cpu = CpuTime.of(member.pid());
+      if (cpu.totalNanos() < 0) {
+        return CpuTime.UNKNOWN;
       }
-      total += cpu.get().toNanos();
+      total = total.plus(cpu);
     }
     return total;
   }

@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The closed-loop write generator. Each of {@code clients} platform threads owns
@@ -102,31 +102,30 @@ public final class WriteLoad {
 
   /** Runs {@code op} for the warm-up and the measured window; returns what the window saw. */
   public Result run(Op op) throws InterruptedException {
-    return run(op, () -> Result.CPU_UNKNOWN);
+    return run(op, () -> CpuTime.UNKNOWN);
   }
 
   /**
    * Like {@link #run(Op)}, and also reports the servers' CPU time over the measured window: {@code
-   * serverCpuNanos} (their total so far, or {@link Result#CPU_UNKNOWN}) is read when the window
-   * opens and when it closes.
+   * serverCpu} (what they have used so far) is read when the window opens and when it closes.
    */
-  public Result run(Op op, LongSupplier serverCpuNanos) throws InterruptedException {
-    return run(op, options.warmup(), options.duration(), serverCpuNanos);
+  public Result run(Op op, Supplier<CpuTime> serverCpu) throws InterruptedException {
+    return run(op, options.warmup(), options.duration(), serverCpu);
   }
 
   /**
-   * Like {@link #run(Op, LongSupplier)}, with this warm-up and measured window instead of the
+   * Like {@link #run(Op, Supplier)}, with this warm-up and measured window instead of the
    * options': a zero warm-up measures from the first write, as a user's first minute sees it.
    */
-  public Result run(Op op, Duration warmup, Duration duration, LongSupplier serverCpuNanos)
+  public Result run(Op op, Duration warmup, Duration duration, Supplier<CpuTime> serverCpu)
       throws InterruptedException {
     long now = System.nanoTime();
     long measureFrom = now + warmup.toNanos();
     long end = measureFrom + duration.toNanos();
     List<Stats> stats = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
-    long cpuAtStart;
-    long cpuAtEnd;
+    CpuTime cpuAtStart;
+    CpuTime cpuAtEnd;
     try {
       for (Client client : clients) {
         Stats s = new Stats();
@@ -135,9 +134,9 @@ public final class WriteLoad {
             .start(() -> client.run(op, measureFrom, end, s)));
       }
       sleepUntil(measureFrom);
-      cpuAtStart = serverCpuNanos.getAsLong();
+      cpuAtStart = serverCpu.get();
       sleepUntil(end);
-      cpuAtEnd = serverCpuNanos.getAsLong();
+      cpuAtEnd = serverCpu.get();
       for (Thread thread : threads) {
         thread.join();
       }
@@ -155,11 +154,12 @@ public final class WriteLoad {
         firstError = s.firstError;
       }
     }
+    CpuTime cpu = cpuAtEnd.since(cpuAtStart);
     return new Result(target.system(), target.endpoints(), op, clients.size(),
         duration.toNanos() / 1e9, sorted.length, errors, conflicts, firstError,
         Latencies.percentile(sorted, 50), Latencies.percentile(sorted, 90), Latencies.percentile(sorted, 99),
         Latencies.percentile(sorted, 99.9), Latencies.percentile(sorted, 100),
-        cpuAtStart < 0 || cpuAtEnd < 0 ? Result.CPU_UNKNOWN : cpuAtEnd - cpuAtStart);
+        cpu.totalNanos(), cpu.systemNanos());
   }
 
   /** The measuring thread's own pauses; the clients never sleep. */

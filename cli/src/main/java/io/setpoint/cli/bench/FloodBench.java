@@ -13,6 +13,7 @@ import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Artist;
+import io.setpoint.loadgen.CpuTime;
 import io.setpoint.loadgen.AgentProcess;
 import io.setpoint.loadgen.Latencies;
 import io.setpoint.loadgen.LocalCluster;
@@ -170,7 +171,7 @@ final class FloodBench implements Callable<Integer> {
     }
 
     private static long cpuNanos(long pid) {
-      return ProcessHandle.of(pid).flatMap(p -> p.info().totalCpuDuration()).map(Duration::toNanos).orElse(-1L);
+      return CpuTime.of(pid).totalNanos();
     }
 
     /** All CPUs' time running something (user, nice, system, irq, softirq), from the first line of /proc/stat. */

@@ -190,17 +190,14 @@ final class WritesBench implements Callable<Integer> {
     }
 
     out.println();
-    out.printf(Locale.ROOT, "%-5s  %-26s  %-3s  %-5s  %10s  %10s  %10s  %10s  %6s  %14s  %9s%n",
-        "nodes", "system", "op", "phase", "writes/s", "p50", "p99", "max", "errors", "server CPU/w", "on leader");
+    out.printf(Locale.ROOT, "%-5s  %-26s  %-3s  %-5s  %10s  %10s  %10s  %10s  %6s  %14s  %10s  %9s%n",
+        "nodes", "system", "op", "phase", "writes/s", "p50", "p99", "max", "errors", "server CPU/w", "of it sys", "on leader");
     for (Row row : rows) {
       Result r = row.result();
-      out.printf(Locale.ROOT, "%-5d  %-26s  %-3s  %-5s  %,10.0f  %10s  %10s  %10s  %6d  %14s  %9s%n",
+      out.printf(Locale.ROOT, "%-5d  %-26s  %-3s  %-5s  %,10.0f  %10s  %10s  %10s  %6d  %14s  %10s  %9s%n",
           r.nodes(), row.label(), r.op().label(), row.phase().label(), r.writesPerSecond(),
           Result.millis(r.p50()), Result.millis(r.p99()), Result.millis(r.max()), r.errors(),
-          Double.isNaN(r.serverCpuMicrosPerWrite())
-              ? "-"
-              : String.format(Locale.ROOT, "%,.0f us", r.serverCpuMicrosPerWrite()),
-          row.onLeader());
+          micros(r.serverCpuMicrosPerWrite()), micros(r.serverSystemCpuMicrosPerWrite()), row.onLeader());
     }
     if (nodes.stream().anyMatch(n -> n > 1)) {
       out.println("on leader: clients writing to the member that led at the end of the window; the others' writes "
@@ -291,10 +288,10 @@ final class WritesBench implements Callable<Integer> {
           options.clients() * options.keysPerClient(), (System.nanoTime() - t0) / 1e9,
           (System.nanoTime() - launched) / 1e9);
       if (!first.isZero()) {
-        record(out, rows, label, Phase.FIRST, load.run(ops.get(0), Duration.ZERO, first, cluster::cpuNanos), target);
+        record(out, rows, label, Phase.FIRST, load.run(ops.get(0), Duration.ZERO, first, cluster::cpu), target);
       }
       for (Op op : ops) {
-        record(out, rows, label, Phase.WARM, load.run(op, cluster::cpuNanos), target);
+        record(out, rows, label, Phase.WARM, load.run(op, cluster::cpu), target);
       }
       if (!cluster.allAlive()) {
         out.printf(Locale.ROOT, "%s: a server exited during the run%n", label);
@@ -306,6 +303,16 @@ final class WritesBench implements Callable<Integer> {
       out.flush();
       return false;
     }
+  }
+
+  /** {@code 1,234 us}, or {@code -} when unknown. */
+  private static String micros(double value) {
+    return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%,.0f us", value);
+  }
+
+  /** Server user CPU per write (total less system); NaN when either is unknown. */
+  private static double userMicros(Result r) {
+    return r.serverCpuMicrosPerWrite() - r.serverSystemCpuMicrosPerWrite();
   }
 
   private static void printRatios(PrintWriter out, List<Row> rows, String setpointLabel, String etcdLabel) {
@@ -323,10 +330,12 @@ final class WritesBench implements Callable<Integer> {
           }
           Result a = s.result();
           Result b = e.result();
-          out.printf(Locale.ROOT, "  %d node%s %-3s %-5s  writes/s %.2fx  p50 %.2fx  p99 %.2fx  max %.2fx  server CPU/write %.2fx%n",
+          out.printf(Locale.ROOT, "  %d node%s %-3s %-5s  writes/s %.2fx  p50 %.2fx  p99 %.2fx  max %.2fx  server CPU/write %.2fx"
+                  + " (user %.2fx, system %.2fx)%n",
               a.nodes(), a.nodes() == 1 ? " " : "s", a.op().label(), s.phase().label(),
               ratio(a.writesPerSecond(), b.writesPerSecond()), ratio(a.p50(), b.p50()), ratio(a.p99(), b.p99()),
-              ratio(a.max(), b.max()), ratio(a.serverCpuMicrosPerWrite(), b.serverCpuMicrosPerWrite()));
+              ratio(a.max(), b.max()), ratio(a.serverCpuMicrosPerWrite(), b.serverCpuMicrosPerWrite()),
+              ratio(userMicros(a), userMicros(b)), ratio(a.serverSystemCpuMicrosPerWrite(), b.serverSystemCpuMicrosPerWrite()));
         }
       }
     }

@@ -38,33 +38,22 @@ public record CpuTime(long totalNanos, long systemNanos) {
    */
   public static CpuTime of(long pid) {
     Optional<Duration> total = ProcessHandle.of(pid).flatMap(handle -> handle.info().totalCpuDuration());
-    if (total.isEmpty()) {
-      return UNKNOWN;
-    }
-    long totalNanos = total.get().toNanos();
-    long[] ticks = userAndSystemTicks(pid);
-    if (ticks == null) {
-      return new CpuTime(totalNanos, UNKNOWN_NANOS);
-    }
-    long allTicks = ticks[0] + ticks[1];
-    // The JDK's total is the same two counters times the clock tick, which Java cannot ask for.
-    return new CpuTime(totalNanos, allTicks == 0 ? 0 : Math.round((double) totalNanos * ticks[1] / allTicks));
+    return total.map(t -> new CpuTime(t.toNanos(), systemPart(pid, t.toNanos()))).orElse(UNKNOWN);
   }
 
-  /** {user, system} in clock ticks, or null where there is no {@code /proc}. */
-  private static long[] userAndSystemTicks(long pid) {
-    String stat;
+  /** The system part of {@code totalNanos}, from {@code /proc/PID/stat}; unknown where there is none. */
+  private static long systemPart(long pid, long totalNanos) {
     try {
-      stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      // The command name, in parentheses, may hold spaces; fields 14 and 15 (utime, stime) follow it.
+      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+      long userTicks = Long.parseLong(fields[11]);
+      long systemTicks = Long.parseLong(fields[12]);
+      long ticks = userTicks + systemTicks;
+      // The JDK's total is the same two counters times the clock tick, which Java cannot ask for.
+      return ticks == 0 ? 0 : Math.round((double) totalNanos * systemTicks / ticks);
     } catch (IOException | RuntimeException e) {
-      return null;
-    }
-    // The command name, in parentheses, may hold spaces; fields 14 and 15 (utime, stime) follow it.
-    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-    try {
-      return new long[] {Long.parseLong(fields[11]), Long.parseLong(fields[12])};
-    } catch (RuntimeException e) {
-      return null;
+      return UNKNOWN_NANOS;
     }
   }
 

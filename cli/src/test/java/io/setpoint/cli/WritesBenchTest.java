@@ -86,6 +86,19 @@ class WritesBenchTest {
   }
 
   @Test
+  void passesAgentArgumentsThatReadLikeItsOwnOptions() {
+    // "-history-mib" starts like the benchmark's -h: the agent gets it as given, and refuses 0.
+    CliRun run = CliRun.run("bench", "writes", "-setpoint-mode", "dev", "-no-etcd",
+        "-agent-arg=-history-mib", "-agent-arg", "0", "-clients", "1", "-keys", "1", "-first", "0", "-duration", "1s");
+
+    assertThat(run.code()).as(run.toString()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("could not start: setpoint agent n1 exited with code 2 before it was ready")
+        .contains("-history-mib must be at least 1, was 0")
+        .doesNotContain("no -no-acls flag");
+  }
+
+  @Test
   void aLeaderOutsideTheClusterIsAUsageError() {
     CliRun run = CliRun.run("bench", "writes", "-nodes", "1,3", "-leader", "4", "-no-etcd");
 

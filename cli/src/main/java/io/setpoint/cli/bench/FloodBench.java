@@ -122,7 +122,7 @@ final class FloodBench implements Callable<Integer> {
       description = "Port of the agent started here (default: a free port).")
   private int agentPort;
 
-  @Option(names = "-agent-arg", paramLabel = "ARG",
+  @Option(names = "-agent-arg", paramLabel = "ARG", preprocessor = AgentArgument.class,
       description = "Extra argument for the agent started here (repeatable), appended to the ones the benchmark passes.")
   private List<String> agentArgs = new ArrayList<>();
 

@@ -99,7 +99,7 @@ final class WritesBench implements Callable<Integer> {
       description = "First port of the agents: agent i gets PORT+2i and Raft port PORT+2i+1 (default: free ports).")
   private int agentPort;
 
-  @Option(names = "-agent-arg", paramLabel = "ARG",
+  @Option(names = "-agent-arg", paramLabel = "ARG", preprocessor = AgentArgument.class,
       description = "Extra argument for every agent (repeatable), appended to the ones the benchmark passes.")
   private List<String> agentArgs = new ArrayList<>();
 
@@ -270,7 +270,7 @@ final class WritesBench implements Callable<Integer> {
       started = starter.start();
     } catch (RuntimeException e) {
       out.printf(Locale.ROOT, "%s, %d node%s: could not start: %s%n", label, n, n == 1 ? "" : "s", e.getMessage());
-      if (String.valueOf(e.getMessage()).contains("-no-acls")) {
+      if (String.valueOf(e.getMessage()).contains("Unknown option: '-no-acls'")) {
         out.println("(this agent has no -no-acls flag: run with -setpoint-acls bootstrap to benchmark it with ACLs on)");
       }
       out.flush();

@@ -573,7 +573,6 @@ public final class RaftBackend implements Backend, Replication {
         Duration.ofNanos(activity.snapshotNanos.get()), logSync);
   }
 
-  /** The index of the last Raft log entry this member applied (for tests of group commit). */
   /** The log position of the last entry this member applied, or null while its division is down. */
   TermIndex lastAppliedTermIndex() {
     try {
@@ -585,9 +584,19 @@ public final class RaftBackend implements Backend, Replication {
     }
   }
 
+  /** The index of the last Raft log entry this member applied (for tests of group commit). */
   long lastAppliedLogIndex() {
     DivisionInfo info = info();
     return info == null ? 0 : info.getLastAppliedIndex();
+  }
+
+  /** How many requests Raft's retry cache holds on this member (for tests of what it keeps). */
+  long retryCacheSize() {
+    try {
+      return server.getDivision(RatisSettings.GROUP_ID).getRetryCache().getStatistics().size();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** The index of the oldest Raft log entry this member still holds (for tests of purging). */

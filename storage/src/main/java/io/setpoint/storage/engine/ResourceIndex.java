@@ -1,5 +1,6 @@
 package io.setpoint.storage.engine;
 
+import com.google.protobuf.Any;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Resources;
 import io.setpoint.api.Types;
@@ -180,7 +181,9 @@ public final class ResourceIndex {
               : "version " + resource.getVersion() + " does not match the stored version " + live.getVersion());
     }
     long next = revision + 1;
-    Resource stored = Resources.withVersion(resource, Long.toString(next));
+    Resource stored = live == null
+        ? Resources.withVersion(resource, Long.toString(next))
+        : sharingWith(live, resource, Long.toString(next));
     Entry entry = new Entry(key, next, stored, false, head);
     put(chain, entry);
     if (live == null) {
@@ -191,6 +194,23 @@ public final class ResourceIndex {
     }
     commit(entry);
     return entry;
+  }
+
+  /**
+   * {@code resource} at {@code version}, holding {@code live}'s objects where they are equal: its id,
+   * owner and generation, and its data's type URL. The history keeps tens of thousands of versions,
+   * and each held its own copies of the same strings, parsed afresh from its write, for every young
+   * collection to copy until they reached the old generation.
+   */
+  private static Resource sharingWith(Resource live, Resource resource, String version) {
+    ID id = live.getId().equals(resource.getId()) ? live.getId() : resource.getId();
+    ID owner = !resource.hasOwner() ? null : live.getOwner().equals(resource.getOwner()) ? live.getOwner() : resource.getOwner();
+    String generation = live.getGeneration().equals(resource.getGeneration()) ? live.getGeneration() : resource.getGeneration();
+    Any data = resource.hasData() ? resource.getData() : null;
+    if (data != null && live.hasData() && data != live.getData() && data.getTypeUrl().equals(live.getData().getTypeUrl())) {
+      data = Any.newBuilder().setTypeUrl(live.getData().getTypeUrl()).setValue(data.getValue()).build();
+    }
+    return Resources.of(id, owner, version, generation, resource.getMetadataMap(), resource.getStatusMap(), data);
   }
 
   /**

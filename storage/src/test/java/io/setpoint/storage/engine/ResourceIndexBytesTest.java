@@ -6,6 +6,7 @@ import static io.setpoint.storage.conformance.Fixtures.assertFails;
 import static io.setpoint.storage.conformance.Fixtures.changed;
 import static io.setpoint.storage.conformance.Fixtures.id;
 import static io.setpoint.storage.conformance.Fixtures.resource;
+import static io.setpoint.storage.conformance.Fixtures.stored;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.setpoint.api.v1.Resource;
@@ -34,6 +35,22 @@ class ResourceIndexBytesTest {
 
   private static long bytes(List<Resource> resources) {
     return resources.stream().mapToLong(Resource::getSerializedSize).sum();
+  }
+
+  @Test
+  void anUpdateHoldsThePreviousVersionsObjectsWhereItsContentEqualsThem() throws Exception {
+    ResourceIndex index = new ResourceIndex(Limits.DEFAULT);
+    Resource first = index.write(resource(id("w"))).resource();
+    // As a write arrives from a client or the Raft log: parsed afresh, so nothing is shared yet.
+    Resource update = Resource.parseFrom(changed(first, "two").toByteArray());
+    assertThat(update.getId()).isEqualTo(first.getId()).isNotSameAs(first.getId());
+
+    Resource second = index.write(update).resource();
+
+    assertThat(second).isEqualTo(stored(update, "2"));
+    assertThat(second.getId()).isSameAs(first.getId());
+    assertThat(second.getData().getTypeUrl()).isSameAs(first.getData().getTypeUrl());
+    assertThat(second.getData().getValue()).isSameAs(update.getData().getValue());
   }
 
   @Test

@@ -11,10 +11,8 @@ import java.util.Locale;
  * @param errors failed writes, conflicts included
  * @param conflicts CAS writes refused because the version had changed (part of {@code errors})
  * @param firstError the first failure seen in the window, empty if none
- * @param serverCpuNanos CPU time (user and system) the servers used during the window, all members
- *     together; {@link #CPU_UNKNOWN} when it was not measured
- * @param serverSystemCpuNanos the part of it the kernel spent on the servers' behalf (system time);
- *     {@link #CPU_UNKNOWN} when it was not measured
+ * @param serverCpu CPU time the servers used during the window, all members together; a component
+ *     nobody measured is {@link CpuTime#UNKNOWN_NANOS}
  */
 public record Result(
     String system,
@@ -31,20 +29,20 @@ public record Result(
     long p99,
     long p999,
     long max,
-    long serverCpuNanos,
-    long serverSystemCpuNanos) {
-
-  /** {@link #serverCpuNanos} or {@link #serverSystemCpuNanos} when nobody measured it. */
-  public static final long CPU_UNKNOWN = CpuTime.UNKNOWN_NANOS;
+    CpuTime serverCpu) {
 
   /** Server CPU time per successful write in the window, in microseconds; NaN when unknown. */
   public double serverCpuMicrosPerWrite() {
-    return serverCpuNanos < 0 || writes == 0 ? Double.NaN : serverCpuNanos / 1e3 / writes;
+    return microsPerWrite(serverCpu.totalNanos());
   }
 
   /** Server system CPU time per successful write in the window, in microseconds; NaN when unknown. */
   public double serverSystemCpuMicrosPerWrite() {
-    return serverSystemCpuNanos < 0 || writes == 0 ? Double.NaN : serverSystemCpuNanos / 1e3 / writes;
+    return microsPerWrite(serverCpu.systemNanos());
+  }
+
+  private double microsPerWrite(long nanos) {
+    return nanos < 0 || writes == 0 ? Double.NaN : nanos / 1e3 / writes;
   }
 
   /** Successful writes per second over the measured window. */
@@ -58,10 +56,19 @@ public record Result(
     return String.format(Locale.ROOT,
         "%s %d node%s %s, %d clients: %,.0f writes/s (%d in %.1f s), p50 %s, p90 %s, p99 %s, p99.9 %s, max %s, errors %d (conflicts %d)%s%s",
         system, nodes, nodes == 1 ? "" : "s", op.label(), clients, writesPerSecond(), writes, seconds,
-        millis(p50), millis(p90), millis(p99), millis(p999), millis(max), errors, conflicts,
-        Double.isNaN(serverCpuMicrosPerWrite()) ? "" : String.format(Locale.ROOT, ", server CPU %.0f us/write", serverCpuMicrosPerWrite())
-            + (Double.isNaN(serverSystemCpuMicrosPerWrite()) ? "" : String.format(Locale.ROOT, " (system %.0f)", serverSystemCpuMicrosPerWrite())),
+        millis(p50), millis(p90), millis(p99), millis(p999), millis(max), errors, conflicts, cpuText(),
         firstError.isEmpty() ? "" : ", first: " + firstError);
+  }
+
+  /** {@code , server CPU 250 us/write (system 100)}, as far as it is known. */
+  private String cpuText() {
+    double total = serverCpuMicrosPerWrite();
+    double system = serverSystemCpuMicrosPerWrite();
+    if (Double.isNaN(total)) {
+      return "";
+    }
+    return String.format(Locale.ROOT, ", server CPU %.0f us/write", total)
+        + (Double.isNaN(system) ? "" : String.format(Locale.ROOT, " (system %.0f)", system));
   }
 
   /** {@code 1.234 ms} */

@@ -203,14 +203,21 @@ public final class ResourceIndex {
    * collection to copy until they reached the old generation.
    */
   private static Resource sharingWith(Resource live, Resource resource, String version) {
-    ID id = live.getId().equals(resource.getId()) ? live.getId() : resource.getId();
-    ID owner = !resource.hasOwner() ? null : live.getOwner().equals(resource.getOwner()) ? live.getOwner() : resource.getOwner();
-    String generation = live.getGeneration().equals(resource.getGeneration()) ? live.getGeneration() : resource.getGeneration();
     Any data = resource.hasData() ? resource.getData() : null;
-    if (data != null && live.hasData() && data != live.getData() && data.getTypeUrl().equals(live.getData().getTypeUrl())) {
-      data = Any.newBuilder().setTypeUrl(live.getData().getTypeUrl()).setValue(data.getValue()).build();
+    if (data != null && live.hasData() && data != live.getData()) {
+      data = Any.newBuilder()
+          .setTypeUrl(equalOr(live.getData().getTypeUrl(), data.getTypeUrl()))
+          .setValue(data.getValue())
+          .build();
     }
-    return Resources.of(id, owner, version, generation, resource.getMetadataMap(), resource.getStatusMap(), data);
+    return Resources.of(equalOr(live.getId(), resource.getId()),
+        resource.hasOwner() ? equalOr(live.getOwner(), resource.getOwner()) : null, version,
+        equalOr(live.getGeneration(), resource.getGeneration()), resource.getMetadataMap(), resource.getStatusMap(), data);
+  }
+
+  /** {@code kept} when it equals {@code fresh}, else {@code fresh}. */
+  private static <T> T equalOr(T kept, T fresh) {
+    return kept.equals(fresh) ? kept : fresh;
   }
 
   /**

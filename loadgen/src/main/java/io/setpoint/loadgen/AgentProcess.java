@@ -24,6 +24,11 @@ import java.util.StringJoiner;
 public final class AgentProcess {
   /** The CLI's entry point. */
   public static final String MAIN_CLASS = "io.setpoint.cli.Main";
+  /**
+   * The young generation the launcher gives an agent: the store keeps nearly every write past a
+   * young collection, whose pause therefore grows with the young generation's size.
+   */
+  static final String YOUNG_GENERATION = "-Xmn64m";
 
   private AgentProcess() {}
 
@@ -124,6 +129,7 @@ public final class AgentProcess {
     if (Runtime.version().feature() >= 22) {
       command.add("-XX:UserThreadWaitAttemptsAtExit=0");
     }
+    command.add(YOUNG_GENERATION);
     command.addAll(AotCache.AGENT.flags());
     command.addAll(options);
     command.add("-cp");

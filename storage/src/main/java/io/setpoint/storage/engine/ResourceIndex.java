@@ -204,11 +204,10 @@ public final class ResourceIndex {
    */
   private static Resource sharingWith(Resource live, Resource resource, String version) {
     Any data = resource.hasData() ? resource.getData() : null;
-    if (data != null && live.hasData() && data != live.getData()) {
-      data = Any.newBuilder()
-          .setTypeUrl(equalOr(live.getData().getTypeUrl(), data.getTypeUrl()))
-          .setValue(data.getValue())
-          .build();
+    String typeUrl = live.hasData() ? live.getData().getTypeUrl() : null;
+    // Rebuilt only where that saves a string: an equal URL that is not already the same object.
+    if (data != null && typeUrl != null && data.getTypeUrl() != typeUrl && data.getTypeUrl().equals(typeUrl)) {
+      data = data.toBuilder().setTypeUrl(typeUrl).build();
     }
     return Resources.of(equalOr(live.getId(), resource.getId()),
         resource.hasOwner() ? equalOr(live.getOwner(), resource.getOwner()) : null, version,

@@ -28,12 +28,12 @@ class WritesBenchTest {
   void reportsSetpointAloneWhenEtcdIsNotInstalled() throws Exception {
     Set<String> before = benchDirs();
     CliRun run = CliRun.run("bench", "writes", "-setpoint-mode", "dev", "-etcd", "/nonexistent/etcd",
-        "-clients", "2", "-keys", "10", "-first", "500ms", "-warmup", "200ms", "-duration", "1s");
+        "-clients", "2", "-keys", "10", "-first", "500ms", "-client-warmup", "300ms", "-warmup", "200ms", "-duration", "1s");
 
     assertThat(run.code()).as(run.toString()).isZero();
     assertThat(run.out())
         .contains("etcd is not installed at /nonexistent/etcd")
-        .contains("2 closed-loop clients (one write in flight each), 10 keys per client, 256 B data, first 0.5 s measured from the first write, then warm-up 0.2 s, measured 1.0 s")
+        .contains("2 closed-loop clients (one write in flight each), 10 keys per client, 256 B data, first 0.5 s measured from the first write (the load generator warmed first, 0.3 s on a throwaway instance of each system), then warm-up 0.2 s, measured 1.0 s")
         .contains("agent JVM options: -Xms1g -Xmx1g")
         .doesNotContain("setpoint / etcd");
     // The first window measures the first operation from the first write; then each operation warm.
@@ -48,6 +48,9 @@ class WritesBenchTest {
       assertThat(Long.parseLong(row.group(6).replace(",", ""))).isPositive();
     }
     assertThat(run.out()).doesNotContain("cas   first");
+    // A throwaway agent warmed the load generator and was stopped; a fresh one was measured.
+    assertThat(run.out()).containsOnlyOnce("  load generator warmed: ");
+    assertThat(run.out().split("setpoint dev \\(memory\\), 1 node: starting", -1)).hasSize(3);
     Matcher warmUp = Pattern.compile("first window / warm, writes/s.*\n +setpoint dev \\(memory\\) +1 node +put +([0-9.]+)x")
         .matcher(run.out());
     assertThat(warmUp.find()).as(run.out()).isTrue();
@@ -128,6 +131,14 @@ class WritesBenchTest {
 
     assertThat(run.code()).isEqualTo(2);
     assertThat(run.err()).contains("Invalid value for option '-first'", "was '-1s'");
+  }
+
+  @Test
+  void aNegativeClientWarmUpIsAUsageError() {
+    CliRun run = CliRun.run("bench", "writes", "-client-warmup=-1s");
+
+    assertThat(run.code()).isEqualTo(2);
+    assertThat(run.err()).contains("Invalid value for option '-client-warmup'", "was '-1s'");
   }
 
   @Test

@@ -16,9 +16,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
@@ -77,6 +79,13 @@ final class WritesBench implements Callable<Integer> {
           + "Measured with the first of -ops; the warm-up follows it.")
   private Duration first;
 
+  @Option(names = "-client-warmup", paramLabel = "TIME", defaultValue = "20s", converter = DurationConverter.class,
+      description = "Before the first window of each system, warm this JVM's load generator: a throwaway "
+          + "instance of the system is started, written to for TIME and stopped, and a fresh one is measured. "
+          + "Without it the generator's own JIT compiler shares the cores with the first window of whichever "
+          + "system runs first (default: ${DEFAULT-VALUE}; 0 to skip).")
+  private Duration clientWarmup;
+
   @Option(names = "-duration", paramLabel = "TIME", defaultValue = "10s", converter = DurationConverter.class,
       description = "Measured window per system and operation (default: ${DEFAULT-VALUE}).")
   private Duration duration;
@@ -125,6 +134,9 @@ final class WritesBench implements Callable<Integer> {
 
   @Mixin private EtcdOptions etcd;
 
+  /** The systems whose throwaway instance has warmed the load generator in this run. */
+  private final Set<String> generatorWarmedOn = new HashSet<>();
+
   @Option(names = "-etcd-port", paramLabel = "PORT", defaultValue = "0",
       description = "First port of the etcd members: member i gets client port PORT+2i and peer port PORT+2i+1 (default: free ports).")
   private int etcdPort;
@@ -148,7 +160,10 @@ final class WritesBench implements Callable<Integer> {
     out.printf(Locale.ROOT,
         "%d closed-loop clients (one write in flight each), %d keys per client, %d B data, %swarm-up %s, measured %s%n",
         clients, keys, Target.PAYLOAD_BYTES,
-        first.isZero() ? "" : "first " + seconds(first) + " measured from the first write, then ",
+        first.isZero() ? "" : "first " + seconds(first) + " measured from the first write"
+            + (clientWarmup.isZero() ? "" : " (the load generator warmed first, " + seconds(clientWarmup)
+                + " on a throwaway instance of each system)")
+            + ", then ",
         seconds(warmup), seconds(duration));
     if (!noSetpoint) {
       List<String> jvm = agentJvmOptions(agentHeap, agentJvmOptions);
@@ -258,22 +273,33 @@ final class WritesBench implements Callable<Integer> {
     return options;
   }
 
-  /** Starts one system, runs every operation against it, stops it. False if it failed. */
+  /**
+   * Starts one system, runs every operation against it, stops it. False if it failed. The first
+   * time a system runs with a first window, a throwaway instance of it warms the load generator.
+   */
   private boolean runSystem(
       PrintWriter out, String label, int n, WriteLoad.Options options, List<Row> rows, Starter starter)
       throws InterruptedException {
-    out.printf(Locale.ROOT, "%s, %d node%s: starting%n", label, n, n == 1 ? "" : "s");
-    out.flush();
-    Started started;
-    long launched = System.nanoTime();
-    try {
-      started = starter.start();
-    } catch (RuntimeException e) {
-      out.printf(Locale.ROOT, "%s, %d node%s: could not start: %s%n", label, n, n == 1 ? "" : "s", e.getMessage());
-      if (String.valueOf(e.getMessage()).contains("Unknown option: '-no-acls'")) {
-        out.println("(this agent has no -no-acls flag: run with -setpoint-acls bootstrap to benchmark it with ACLs on)");
+    if (!first.isZero() && !clientWarmup.isZero() && generatorWarmedOn.add(label)) {
+      Started throwaway = start(out, label, n, starter);
+      if (throwaway == null) {
+        return false;
       }
-      out.flush();
+      try (LocalCluster cluster = throwaway.cluster(); Target target = throwaway.target()) {
+        WriteLoad.awaitWritable(target, startTimeout);
+        Result result = WriteLoad.prepare(target, options).run(ops.get(0), Duration.ZERO, clientWarmup, cluster::cpu);
+        out.printf(Locale.ROOT, "  load generator warmed: %,.0f writes/s for %s on this instance, now stopped%n",
+            result.writesPerSecond(), seconds(clientWarmup));
+      } catch (RuntimeException e) {
+        out.printf(Locale.ROOT, "%s, %d node%s: failed while warming the load generator: %s%n",
+            label, n, n == 1 ? "" : "s", e.getMessage());
+        out.flush();
+        return false;
+      }
+    }
+    long launched = System.nanoTime();
+    Started started = start(out, label, n, starter);
+    if (started == null) {
       return false;
     }
     try (LocalCluster cluster = started.cluster(); Target target = started.target()) {
@@ -302,6 +328,22 @@ final class WritesBench implements Callable<Integer> {
       out.printf(Locale.ROOT, "%s, %d node%s: failed: %s%n", label, n, n == 1 ? "" : "s", e.getMessage());
       out.flush();
       return false;
+    }
+  }
+
+  /** Starts one system and says so; null (and why, printed) if it could not start. */
+  private static Started start(PrintWriter out, String label, int n, Starter starter) throws InterruptedException {
+    out.printf(Locale.ROOT, "%s, %d node%s: starting%n", label, n, n == 1 ? "" : "s");
+    out.flush();
+    try {
+      return starter.start();
+    } catch (RuntimeException e) {
+      out.printf(Locale.ROOT, "%s, %d node%s: could not start: %s%n", label, n, n == 1 ? "" : "s", e.getMessage());
+      if (String.valueOf(e.getMessage()).contains("Unknown option: '-no-acls'")) {
+        out.println("(this agent has no -no-acls flag: run with -setpoint-acls bootstrap to benchmark it with ACLs on)");
+      }
+      out.flush();
+      return null;
     }
   }
 

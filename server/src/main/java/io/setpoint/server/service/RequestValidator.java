@@ -46,14 +46,16 @@ final class RequestValidator {
     if (!present) {
       throw ValidationException.of(path, "required", "must be set");
     }
+    // A registration checks its type's format, so a type that resolves needs no check of its own.
+    Registration<?> registered = registry.resolve(type).orElse(null);
+    if (registered != null) {
+      return registered;
+    }
     String problem = Types.problem(type);
     if (problem != null) {
       throw ValidationException.of(path + "." + problem.substring(0, problem.indexOf(' ')), "format", problem);
     }
-    return registry
-        .resolve(type)
-        .orElseThrow(
-            () -> ValidationException.of(path, "registered", "unknown type " + Echo.bounded(Types.format(type), Echo.MAX_ECHO)));
+    throw ValidationException.of(path, "registered", "unknown type " + Echo.bounded(Types.format(type), Echo.MAX_ECHO));
   }
 
   /**

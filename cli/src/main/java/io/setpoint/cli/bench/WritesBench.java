@@ -288,7 +288,7 @@ final class WritesBench implements Callable<Integer> {
       try (LocalCluster cluster = throwaway.cluster(); Target target = throwaway.target()) {
         WriteLoad.awaitWritable(target, startTimeout);
         Result result = WriteLoad.prepare(target, options).run(ops.get(0), Duration.ZERO, clientWarmup, cluster::cpu);
-        out.printf(Locale.ROOT, "  load generator warmed: %,.0f writes/s for %s on this instance, now stopped%n",
+        out.printf(Locale.ROOT, "  load generator warmed: %,.0f writes/s for %s on this instance; stopping it%n",
             result.writesPerSecond(), seconds(clientWarmup));
       } catch (RuntimeException e) {
         out.printf(Locale.ROOT, "%s, %d node%s: failed while warming the load generator: %s%n",

@@ -2,6 +2,7 @@ package io.setpoint.cli.bench;
 
 import io.setpoint.cli.DurationConverter;
 import io.setpoint.loadgen.AgentProcess;
+import io.setpoint.loadgen.CpuTime;
 import io.setpoint.loadgen.EtcdProcess;
 import io.setpoint.loadgen.EtcdTarget;
 import io.setpoint.loadgen.LocalCluster;
@@ -280,22 +281,9 @@ final class WritesBench implements Callable<Integer> {
   private boolean runSystem(
       PrintWriter out, String label, int n, WriteLoad.Options options, List<Row> rows, Starter starter)
       throws InterruptedException {
-    if (!first.isZero() && !clientWarmup.isZero() && generatorWarmedOn.add(label)) {
-      Started throwaway = start(out, label, n, starter);
-      if (throwaway == null) {
-        return false;
-      }
-      try (LocalCluster cluster = throwaway.cluster(); Target target = throwaway.target()) {
-        WriteLoad.awaitWritable(target, startTimeout);
-        Result result = WriteLoad.prepare(target, options).run(ops.get(0), Duration.ZERO, clientWarmup, cluster::cpu);
-        out.printf(Locale.ROOT, "  load generator warmed: %,.0f writes/s for %s on this instance; stopping it%n",
-            result.writesPerSecond(), seconds(clientWarmup));
-      } catch (RuntimeException e) {
-        out.printf(Locale.ROOT, "%s, %d node%s: failed while warming the load generator: %s%n",
-            label, n, n == 1 ? "" : "s", e.getMessage());
-        out.flush();
-        return false;
-      }
+    if (!first.isZero() && !clientWarmup.isZero() && generatorWarmedOn.add(label)
+        && !warmLoadGenerator(out, label, n, options, starter)) {
+      return false;
     }
     long launched = System.nanoTime();
     Started started = start(out, label, n, starter);
@@ -325,7 +313,30 @@ final class WritesBench implements Callable<Integer> {
       }
       return true;
     } catch (RuntimeException e) {
-      out.printf(Locale.ROOT, "%s, %d node%s: failed: %s%n", label, n, n == 1 ? "" : "s", e.getMessage());
+      out.printf(Locale.ROOT, "%s: failed: %s%n", system(label, n), e.getMessage());
+      out.flush();
+      return false;
+    }
+  }
+
+  /**
+   * Writes to a throwaway instance of the system for {@link #clientWarmup} and stops it, so that
+   * this JVM's JIT has compiled the load generator before a first window. False if it failed.
+   */
+  private boolean warmLoadGenerator(PrintWriter out, String label, int n, WriteLoad.Options options, Starter starter)
+      throws InterruptedException {
+    Started throwaway = start(out, label, n, starter);
+    if (throwaway == null) {
+      return false;
+    }
+    try (LocalCluster cluster = throwaway.cluster(); Target target = throwaway.target()) {
+      WriteLoad.awaitWritable(target, startTimeout);
+      Result result = WriteLoad.prepare(target, options).run(ops.get(0), Duration.ZERO, clientWarmup, () -> CpuTime.UNKNOWN);
+      out.printf(Locale.ROOT, "  load generator warmed: %,.0f writes/s for %s on this instance; stopping it%n",
+          result.writesPerSecond(), seconds(clientWarmup));
+      return true;
+    } catch (RuntimeException e) {
+      out.printf(Locale.ROOT, "%s: failed while warming the load generator: %s%n", system(label, n), e.getMessage());
       out.flush();
       return false;
     }
@@ -333,18 +344,23 @@ final class WritesBench implements Callable<Integer> {
 
   /** Starts one system and says so; null (and why, printed) if it could not start. */
   private static Started start(PrintWriter out, String label, int n, Starter starter) throws InterruptedException {
-    out.printf(Locale.ROOT, "%s, %d node%s: starting%n", label, n, n == 1 ? "" : "s");
+    out.printf(Locale.ROOT, "%s: starting%n", system(label, n));
     out.flush();
     try {
       return starter.start();
     } catch (RuntimeException e) {
-      out.printf(Locale.ROOT, "%s, %d node%s: could not start: %s%n", label, n, n == 1 ? "" : "s", e.getMessage());
+      out.printf(Locale.ROOT, "%s: could not start: %s%n", system(label, n), e.getMessage());
       if (String.valueOf(e.getMessage()).contains("Unknown option: '-no-acls'")) {
         out.println("(this agent has no -no-acls flag: run with -setpoint-acls bootstrap to benchmark it with ACLs on)");
       }
       out.flush();
       return null;
     }
+  }
+
+  /** {@code setpoint (raft), 3 nodes}: how the output names one system at one size. */
+  private static String system(String label, int n) {
+    return label + ", " + n + " node" + (n == 1 ? "" : "s");
   }
 
   /** {@code 1,234 us}, or {@code -} when unknown. */

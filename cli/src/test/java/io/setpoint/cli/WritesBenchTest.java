@@ -35,6 +35,8 @@ class WritesBenchTest {
         .contains("etcd is not installed at /nonexistent/etcd")
         .contains("2 closed-loop clients (one write in flight each), 10 keys per client, 256 B data, first 0.5 s measured from the first write (the load generator warmed first, 0.3 s on a throwaway instance of each system), then warm-up 0.2 s, measured 1.0 s")
         .contains("agent JVM options: -Xms1g -Xmx1g")
+        // This JVM was given no AOT cache, so neither are the agents it starts.
+        .contains("AOT cache for the agents: none (")
         .doesNotContain("setpoint / etcd");
     // The first window measures the first operation from the first write; then each operation warm.
     for (String window : new String[] {"put +first", "put +warm", "cas +warm"}) {

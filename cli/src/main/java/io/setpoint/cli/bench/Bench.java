@@ -12,6 +12,7 @@ import io.setpoint.demo.v2.Genre;
 import io.setpoint.loadgen.AotCache;
 import io.setpoint.storage.Backend;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
@@ -55,6 +56,18 @@ final class Bench {
     command.addAll(args);
     return command;
   }
+
+  /**
+   * "AOT cache for the agents: PATH", or "none" and how to get one: a first window measured without
+   * the cache is not comparable with one measured with it.
+   */
+  static String agentAotCache() {
+    return "AOT cache for the agents: " + AotCache.AGENT.path().map(Path::toString).orElse(NO_AOT_CACHE);
+  }
+
+  /** What the output says when this JVM was given no AOT cache. */
+  static final String NO_AOT_CACHE =
+      "none (./setpoint on JDK 25+ gives the build's caches while they are newer than its jar; SETPOINT_NO_AOT turns them off)";
 
   /** "machine: 2 cores, Java 25.0.1 (Eclipse Adoptium), max heap 6144 MiB" */
   static String machine() {

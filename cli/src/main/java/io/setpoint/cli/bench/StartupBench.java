@@ -86,7 +86,7 @@ final class StartupBench implements Callable<Integer> {
     out.println(Bench.machine());
     out.println(AotCache.AGENT.path().map(agentCache -> "AOT caches: " + agentCache + " for the agents, "
             + AotCache.CLI.path().map(Path::toString).orElse("none") + " for the CLI commands")
-        .orElse("AOT caches: none (./setpoint on JDK 25+ gives the build's caches; SETPOINT_NO_AOT turns them off)"));
+        .orElse("AOT caches: " + Bench.NO_AOT_CACHE));
     out.printf(Locale.ROOT, "load average at start: %s%n", WritesBench.loadAverage());
     etcd.reportMissing(out);
     out.flush();

@@ -169,6 +169,7 @@ final class WritesBench implements Callable<Integer> {
     if (!noSetpoint) {
       List<String> jvm = agentJvmOptions(agentHeap, agentJvmOptions);
       out.printf(Locale.ROOT, "agent JVM options: %s%n", jvm.isEmpty() ? "(none)" : String.join(" ", jvm));
+      out.println(Bench.agentAotCache());
     }
     etcd.reportMissing(out);
     out.flush();

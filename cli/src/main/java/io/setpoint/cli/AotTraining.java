@@ -27,8 +27,9 @@ import picocli.CommandLine;
 
 /**
  * The training runs behind the distribution's AOT caches (JDK 25+): what a user does first, so the
- * classes it loads, linked, and the profiles of the methods it runs are there for every later
- * {@code setpoint} JVM from its first instruction.
+ * classes it loads are there, linked, for every later {@code setpoint} JVM from its first
+ * instruction. The build records no method profiles: those of a few seconds' training, replayed,
+ * made the agents' compiled write path differ from build to build.
  *
  * <p>Two caches, because a JVM loads every class of its cache as it starts: the agent's thousands
  * would cost a short CLI command more than they save it.
@@ -45,7 +46,7 @@ import picocli.CommandLine;
  * fails the build, so it doubles as a smoke test of the distribution.
  */
 public final class AotTraining {
-  /** How long each agent takes writes from the load clients: long enough for profiles to form. */
+  /** How long each agent takes writes from the load clients: long enough to load the whole write path. */
   private static final Duration LOAD = Duration.ofSeconds(4);
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
   private static final String ARTIST = """

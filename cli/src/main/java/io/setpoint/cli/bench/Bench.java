@@ -57,6 +57,10 @@ final class Bench {
     return command;
   }
 
+  /** What the output says when this JVM was given no AOT cache. */
+  static final String NO_AOT_CACHE =
+      "none (./setpoint on JDK 25+ gives the build's caches while they are newer than its jar; SETPOINT_NO_AOT turns them off)";
+
   /**
    * "AOT cache for the agents: PATH", or "none" and how to get one: a first window measured without
    * the cache is not comparable with one measured with it.
@@ -64,10 +68,6 @@ final class Bench {
   static String agentAotCache() {
     return "AOT cache for the agents: " + AotCache.AGENT.path().map(Path::toString).orElse(NO_AOT_CACHE);
   }
-
-  /** What the output says when this JVM was given no AOT cache. */
-  static final String NO_AOT_CACHE =
-      "none (./setpoint on JDK 25+ gives the build's caches while they are newer than its jar; SETPOINT_NO_AOT turns them off)";
 
   /** "machine: 2 cores, Java 25.0.1 (Eclipse Adoptium), max heap 6144 MiB" */
   static String machine() {

@@ -135,9 +135,6 @@ final class WritesBench implements Callable<Integer> {
 
   @Mixin private EtcdOptions etcd;
 
-  /** The systems whose throwaway instance has warmed the load generator in this run. */
-  private final Set<String> generatorWarmedOn = new HashSet<>();
-
   @Option(names = "-etcd-port", paramLabel = "PORT", defaultValue = "0",
       description = "First port of the etcd members: member i gets client port PORT+2i and peer port PORT+2i+1 (default: free ports).")
   private int etcdPort;
@@ -145,6 +142,9 @@ final class WritesBench implements Callable<Integer> {
   @Option(names = "-start-timeout", paramLabel = "TIME", defaultValue = "60s", converter = DurationConverter.class,
       description = "How long servers may take to become ready and writable (default: ${DEFAULT-VALUE}).")
   private Duration startTimeout;
+
+  /** The systems whose throwaway instance has warmed the load generator in this run. */
+  private final Set<String> generatorWarmedOn = new HashSet<>();
 
   @Override
   public Integer call() throws InterruptedException {

@@ -13,8 +13,8 @@ import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Artist;
-import io.setpoint.testkit.RegisterHistory;
-import io.setpoint.testkit.RegisterHistory.Result;
+import io.setpoint.api.history.KeyHistory;
+import io.setpoint.api.history.KeyHistory.Result;
 import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -24,13 +24,13 @@ import java.util.function.Supplier;
 /**
  * A compare-and-swap load on one register (a demo Artist whose description holds the value) for
  * tests of a changing cluster: each client reads the register strongly and swaps it to a value of
- * its own, and every call goes into a {@link RegisterHistory} to be checked for linearizability.
+ * its own, and every call goes into a {@link KeyHistory} to be checked for linearizability.
  */
 final class RegisterLoad {
   static final ID REGISTER = Ids.of(DemoTypes.ARTIST, Tenancies.of("default", "default"), "register");
   private static final Duration WAIT = Duration.ofSeconds(90);
 
-  final RegisterHistory history = new RegisterHistory();
+  final KeyHistory history = new KeyHistory();
   /** The calls that failed, other than swaps lost to another client's: the call, its code and the start of its message. */
   final Queue<String> failures = new ConcurrentLinkedQueue<>();
 

@@ -104,7 +104,7 @@ public final class AgentProcess {
         command.addAll(config.agentArgs());
         ServerProcess process = ServerProcess.start(
             "setpoint agent " + member(i), command, cluster.dir().resolve(member(i) + ".log"));
-        cluster.add(process, "127.0.0.1:" + port);
+        cluster.add(process, "127.0.0.1:" + port, URI.create("http://127.0.0.1:" + port + "/readyz"));
         started.add(process);
       }
       for (int i = 0; i < nodes; i++) {

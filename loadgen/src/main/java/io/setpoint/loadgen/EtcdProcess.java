@@ -67,7 +67,7 @@ public final class EtcdProcess {
             "--log-outputs", "stderr");
         ServerProcess process = ServerProcess.start(
             "etcd " + member(i), command, cluster.dir().resolve(member(i) + ".log"));
-        cluster.add(process, "127.0.0.1:" + client);
+        cluster.add(process, "127.0.0.1:" + client, URI.create(url(client) + "/health"));
         started.add(process);
       }
       for (int i = 0; i < nodes; i++) {

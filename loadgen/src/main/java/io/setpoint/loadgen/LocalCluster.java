@@ -2,6 +2,7 @@ package io.setpoint.loadgen;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,6 +39,7 @@ public final class LocalCluster implements AutoCloseable {
   private final Path dir;
   private final List<ServerProcess> members = new ArrayList<>();
   private final List<String> endpoints = new ArrayList<>();
+  private final List<URI> readiness = new ArrayList<>();
   private boolean closed;
 
   /** A cluster with no members yet, owning {@code dir}. */
@@ -55,13 +57,74 @@ public final class LocalCluster implements AutoCloseable {
     }
   }
 
-  synchronized void add(ServerProcess member, String endpoint) {
+  /** Adds a member that is ready when {@code ready} answers 200. */
+  synchronized void add(ServerProcess member, String endpoint, URI ready) {
     if (closed) {
       member.close();
       throw new IllegalStateException(system + " cluster is closed");
     }
     members.add(member);
     endpoints.add(endpoint);
+    readiness.add(ready);
+  }
+
+  /** How many members it has. */
+  public synchronized int size() {
+    return members.size();
+  }
+
+  private synchronized ServerProcess member(int index) {
+    return members.get(index);
+  }
+
+  /** Whether member {@code index} (from 0) is running. */
+  public boolean isAlive(int index) {
+    return member(index).isAlive();
+  }
+
+  /** Sends member {@code index} SIGKILL and waits until it has exited. */
+  public void kill(int index) throws InterruptedException {
+    member(index).kill();
+  }
+
+  /**
+   * Stops member {@code index} as an operator would: SIGTERM, and SIGKILL only if it has not exited
+   * within {@code grace}.
+   *
+   * @return whether it exited by itself
+   */
+  public boolean terminate(int index, Duration grace) {
+    return member(index).stop(grace);
+  }
+
+  /** Sends member {@code index} SIGSTOP: it keeps its sockets but answers nothing. */
+  public void pause(int index) throws InterruptedException {
+    member(index).pause(true);
+  }
+
+  /** Sends member {@code index} SIGCONT. */
+  public void resume(int index) throws InterruptedException {
+    member(index).pause(false);
+  }
+
+  /**
+   * Starts member {@code index} again (it must have exited) with the command, data directory and
+   * ports it had, and waits until it is ready.
+   */
+  public void restart(int index, Duration timeout) throws InterruptedException {
+    ServerProcess restarted;
+    synchronized (this) {
+      if (closed) {
+        throw new IllegalStateException(system + " cluster is closed");
+      }
+      ServerProcess old = members.get(index);
+      if (old.isAlive()) {
+        throw new IllegalStateException(old.name() + " is still running");
+      }
+      restarted = old.restart();
+      members.set(index, restarted);
+    }
+    restarted.awaitHttpOk(readiness.get(index), timeout);
   }
 
   /** {@code setpoint} or {@code etcd}. */

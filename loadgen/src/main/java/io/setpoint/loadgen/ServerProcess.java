@@ -19,11 +19,15 @@ final class ServerProcess implements AutoCloseable {
   private static final Duration POLL = Duration.ofMillis(10);
 
   private final String name;
+  private final List<String> command;
   private final Process process;
   private final Path log;
+  /** Whether it was sent SIGSTOP and not SIGCONT since: stopping it must wake it first. */
+  private volatile boolean paused;
 
-  private ServerProcess(String name, Process process, Path log) {
+  private ServerProcess(String name, List<String> command, Process process, Path log) {
     this.name = name;
+    this.command = List.copyOf(command);
     this.process = process;
     this.log = log;
   }
@@ -36,7 +40,7 @@ final class ServerProcess implements AutoCloseable {
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
           .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
           .start();
-      return new ServerProcess(name, process, log);
+      return new ServerProcess(name, command, process, log);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + name + " (" + String.join(" ", command) + ")", e);
     }
@@ -44,6 +48,32 @@ final class ServerProcess implements AutoCloseable {
 
   String name() {
     return name;
+  }
+
+  /** The same command started again, its output appended to the same log. */
+  ServerProcess restart() {
+    return start(name, command, log);
+  }
+
+  /** SIGKILL, and waits (at most 10 seconds) until it has exited. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(10, TimeUnit.SECONDS);
+    paused = false;
+  }
+
+  /** SIGSTOP (true) or SIGCONT (false), through kill(1): Java cannot send either itself. */
+  void pause(boolean stop) throws InterruptedException {
+    try {
+      Process kill = new ProcessBuilder("kill", stop ? "-STOP" : "-CONT", Long.toString(process.pid()))
+          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new IllegalStateException("kill " + (stop ? "-STOP " : "-CONT ") + process.pid() + " failed");
+      }
+      paused = stop;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run kill(1)", e);
+    }
   }
 
   long pid() {
@@ -110,13 +140,27 @@ final class ServerProcess implements AutoCloseable {
    * @return whether it exited by itself after SIGTERM (or had exited already)
    */
   boolean stop() {
+    return stop(GRACE);
+  }
+
+  /** {@link #stop()} with SIGKILL after {@code grace}. */
+  boolean stop(Duration grace) {
     if (!process.isAlive()) {
       return true;
+    }
+    if (paused) {
+      try {
+        pause(false); // a stopped process would take SIGTERM only once continued
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (RuntimeException e) {
+        // It may have exited meanwhile; SIGKILL below ends it either way.
+      }
     }
     process.destroy();
     boolean exited = false;
     try {
-      exited = process.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS);
+      exited = process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS);
       if (!exited) {
         process.destroyForcibly();
         process.waitFor(5, TimeUnit.SECONDS);

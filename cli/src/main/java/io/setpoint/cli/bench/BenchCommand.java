@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
     },
     subcommands = {
       ReconcileLatencyBench.class, ColdStartBench.class, CacheMemoryBench.class, WritesBench.class, TypesBench.class,
-      FailoverBench.class, ShardsBench.class, ShardMemberCommand.class, FloodBench.class, FloodClientCommand.class, StartupBench.class
+      FailoverBench.class, ShardsBench.class, ShardMemberCommand.class, FloodBench.class, FloodClientCommand.class, StartupBench.class,
+      ChaosBench.class
     })
 public final class BenchCommand {}

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.setpoint.api.v1.ID;
 import io.setpoint.storage.engine.Limits;
-import io.setpoint.testkit.RegisterHistory;
+import io.setpoint.api.history.KeyHistory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -27,7 +27,7 @@ class FailoverLinearizabilityTest {
   void concurrentCasStaysLinearizableAcrossLeaderFailovers() throws Exception {
     try (TestCluster cluster = TestCluster.start(3, Limits.DEFAULT, TestCluster.FAST)) {
       List<String> names = cluster.members().stream().map(RaftBackend::nodeName).toList();
-      RegisterHistory history = new RegisterHistory();
+      KeyHistory history = new KeyHistory();
       AtomicBoolean running = new AtomicBoolean(true);
       int clients = 4;
       try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -58,7 +58,7 @@ class FailoverLinearizabilityTest {
   }
 
   /** Waits until {@code more} further operations completed (so each phase does some work). */
-  private static void awaitProgress(RegisterHistory history, int more) {
+  private static void awaitProgress(KeyHistory history, int more) {
     int target = history.ops().size() + more;
     org.awaitility.Awaitility.await()
         .atMost(java.time.Duration.ofSeconds(30))

@@ -13,7 +13,7 @@ import io.setpoint.storage.Replication.Member;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.engine.Limits;
-import io.setpoint.testkit.RegisterHistory;
+import io.setpoint.api.history.KeyHistory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -47,7 +47,7 @@ class MembershipTest {
   void threeMembersGrowToFiveAndShrinkToThreeUnderCasLoadWithALinearizableHistory() throws Exception {
     try (TestCluster cluster = TestCluster.start(3, Limits.DEFAULT, TestCluster.FAST)) {
       List<String> serving = new CopyOnWriteArrayList<>(cluster.members().stream().map(RaftBackend::nodeName).toList());
-      RegisterHistory history = new RegisterHistory();
+      KeyHistory history = new KeyHistory();
       AtomicBoolean running = new AtomicBoolean(true);
       try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
         List<Future<Integer>> clients = new ArrayList<>();
@@ -167,7 +167,7 @@ class MembershipTest {
     }
   }
 
-  private static void awaitProgress(RegisterHistory history, int more) {
+  private static void awaitProgress(KeyHistory history, int more) {
     int target = history.ops().size() + more;
     await().atMost(Duration.ofSeconds(30)).until(() -> history.ops().size() >= target);
   }

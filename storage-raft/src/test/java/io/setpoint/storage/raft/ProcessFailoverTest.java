@@ -5,9 +5,9 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.setpoint.testkit.RegisterHistory;
-import io.setpoint.testkit.RegisterHistory.Op;
-import io.setpoint.testkit.RegisterHistory.Result;
+import io.setpoint.api.history.KeyHistory;
+import io.setpoint.api.history.KeyHistory.Op;
+import io.setpoint.api.history.KeyHistory.Result;
 import io.setpoint.testkit.FreePorts;
 import java.io.BufferedReader;
 import java.io.Closeable;
@@ -85,7 +85,7 @@ class ProcessFailoverTest {
   @TempDir Path dir;
 
   private final List<Member> members = new ArrayList<>();
-  private final Map<String, RegisterHistory> histories = new LinkedHashMap<>();
+  private final Map<String, KeyHistory> histories = new LinkedHashMap<>();
   private final Queue<Ack> acks = new ConcurrentLinkedQueue<>();
   private final Queue<String> unexpected = new ConcurrentLinkedQueue<>();
   /** Operations that took long or failed, for the report of a failed run. */
@@ -137,7 +137,7 @@ class ProcessFailoverTest {
 
     // Every register starts at count 0; its creation is the first operation of its history.
     for (String key : KEYS) {
-      RegisterHistory history = new RegisterHistory();
+      KeyHistory history = new KeyHistory();
       histories.put(key, history);
       String value = "0:init";
       long call = System.nanoTime();
@@ -220,7 +220,7 @@ class ProcessFailoverTest {
 
     long checking = System.nanoTime();
     for (String key : KEYS) {
-      RegisterHistory history = histories.get(key);
+      KeyHistory history = histories.get(key);
       List<Op> ops = history.ops();
       assertThat(history.isLinearizable())
           .as("history of %s (%d operations) is linearizable", key, ops.size())
@@ -317,7 +317,7 @@ class ProcessFailoverTest {
         List<Member> live = members.stream().filter(m -> m.serving).toList();
         Member m = live.get(random.nextInt(live.size()));
         String key = KEYS.get(random.nextInt(KEYS.size()));
-        RegisterHistory history = histories.get(key);
+        KeyHistory history = histories.get(key);
 
         long call = System.nanoTime();
         String reply;

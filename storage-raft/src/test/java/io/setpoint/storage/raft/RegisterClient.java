@@ -10,21 +10,21 @@ import io.setpoint.storage.Consistency;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.conformance.Fixtures;
-import io.setpoint.testkit.RegisterHistory;
-import io.setpoint.testkit.RegisterHistory.Result;
+import io.setpoint.api.history.KeyHistory;
+import io.setpoint.api.history.KeyHistory.Result;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
  * A client of a register for the linearizability tests of a changing cluster: it reads the
  * register strongly and swaps it to a value of its own, on the member {@code pick} gives each
- * round, recording every call in a {@link RegisterHistory}.
+ * round, recording every call in a {@link KeyHistory}.
  */
 final class RegisterClient {
   private RegisterClient() {}
 
   /** Runs until {@code running} is false; returns the swaps that took effect. */
-  static int run(String client, ID register, Supplier<RaftBackend> pick, RegisterHistory history, AtomicBoolean running) {
+  static int run(String client, ID register, Supplier<RaftBackend> pick, KeyHistory history, AtomicBoolean running) {
     int succeeded = 0;
     for (int seq = 0; running.get(); seq++) {
       RaftBackend member = pick.get();

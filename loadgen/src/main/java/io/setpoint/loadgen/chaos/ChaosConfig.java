@@ -1,0 +1,46 @@
+package io.setpoint.loadgen.chaos;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * What a fault-suite run does.
+ *
+ * @param members durable members, each a separate process
+ * @param clients concurrent clients; each sends every operation to a member picked at random
+ * @param sharedKeys keys every client writes
+ * @param ownKeys keys of its own per client
+ * @param faults the phases, in order; each runs {@code calm}, then its fault for {@code window},
+ *     then heals and runs {@code heal} more
+ * @param calm how long a phase runs before its fault
+ * @param window how long a fault lasts (for a rolling restart: how long each member stays down)
+ * @param heal how long a phase runs after its fault healed
+ * @param maxOpsPerClient a client stops after this many operations even if time is left
+ * @param deadline each client call's deadline
+ * @param startTimeout how long a member may take to become ready
+ * @param seed of the clients' and faults' random choices
+ * @param agentArgs appended to every member's arguments
+ */
+public record ChaosConfig(int members, int clients, int sharedKeys, int ownKeys, List<Fault> faults,
+    Duration calm, Duration window, Duration heal, long maxOpsPerClient, Duration deadline,
+    Duration startTimeout, long seed, List<String> agentArgs) {
+  /** What a fault must heal within, and what a calm request must be answered within. */
+  public static final Duration FLOWING_AFTER_HEAL = Duration.ofSeconds(5);
+  /** How long a request outside fault windows may take. */
+  public static final Duration CALM_ANSWER = Duration.ofSeconds(1);
+
+  /** Checks the values. */
+  public ChaosConfig {
+    if (members < 1 || clients < 1 || sharedKeys < 1 || ownKeys < 0 || maxOpsPerClient < 1) {
+      throw new IllegalArgumentException("members, clients, shared keys and operations must be positive, own keys not negative");
+    }
+    if (faults.isEmpty()) {
+      throw new IllegalArgumentException("no phases to run");
+    }
+    if (members < 2 && faults.stream().anyMatch(f -> f == Fault.KILL_FOLLOWER)) {
+      throw new IllegalArgumentException("one member has no follower to kill");
+    }
+    faults = List.copyOf(faults);
+    agentArgs = List.copyOf(agentArgs);
+  }
+}

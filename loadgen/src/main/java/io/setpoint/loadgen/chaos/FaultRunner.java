@@ -1,0 +1,164 @@
+package io.setpoint.loadgen.chaos;
+
+import com.google.protobuf.Any;
+import io.setpoint.api.Ids;
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.client.SetpointException;
+import io.setpoint.demo.DemoTypes;
+import io.setpoint.demo.v2.Artist;
+import io.setpoint.loadgen.LocalCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Runs the phases: waits out the calm window, injects the phase's fault, undoes it after the fault
+ * window, measures how soon every member serves writes and consistent reads again, and waits out
+ * the heal window.
+ */
+final class FaultRunner {
+  /** How long the probe after a heal keeps trying a member before it says "not flowing". */
+  private static final Duration PROBE_BOUND = Duration.ofSeconds(30);
+  private static final Duration PROBE_DEADLINE = Duration.ofSeconds(1);
+  /** How long a member may take to exit after SIGTERM before it is killed (and the report says so). */
+  private static final Duration TERMINATE_GRACE = Duration.ofSeconds(10);
+
+  private final ChaosConfig config;
+  private final Members members;
+  private final SplittableRandom random;
+
+  FaultRunner(ChaosConfig config, Members members) {
+    this.config = config;
+    this.members = members;
+    this.random = new SplittableRandom(config.seed());
+  }
+
+  Phase run(int number, Fault fault) throws InterruptedException {
+    long start = System.nanoTime();
+    sleepUntil(start + config.calm().toNanos());
+    long faultAt = System.nanoTime();
+    String detail = "";
+    String error = "";
+    try {
+      detail = inject(fault);
+    } catch (RuntimeException e) {
+      error = e.getMessage();
+    }
+    long healedAt = System.nanoTime();
+    List<Long> flowing = probe(number, healedAt);
+    sleepUntil(healedAt + config.heal().toNanos());
+    return new Phase(number, fault, detail, start, faultAt, healedAt, System.nanoTime(), flowing, error);
+  }
+
+  /** Injects {@code fault}, waits the fault window, heals it; says which members it hit. */
+  private String inject(Fault fault) throws InterruptedException {
+    LocalCluster cluster = members.cluster();
+    return switch (fault) {
+      case NONE -> {
+        sleep(config.window());
+        yield "";
+      }
+      case KILL_FOLLOWER, KILL_LEADER -> {
+        int leader = members.awaitLeader(config.startTimeout());
+        int victim = fault == Fault.KILL_LEADER ? leader : other(leader);
+        members.unreachable(victim);
+        cluster.kill(victim);
+        sleep(config.window());
+        cluster.restart(victim, config.startTimeout());
+        members.reachable(victim);
+        yield Members.name(victim) + (victim == leader ? "" : ", " + Members.name(leader) + " leading");
+      }
+      case PAUSE_LEADER -> {
+        int leader = members.awaitLeader(config.startTimeout());
+        members.unreachable(leader);
+        cluster.pause(leader);
+        try {
+          sleep(config.window());
+        } finally {
+          cluster.resume(leader);
+          members.reachable(leader);
+        }
+        yield Members.name(leader);
+      }
+      case ROLLING_RESTART -> {
+        StringBuilder order = new StringBuilder();
+        for (int i = 0; i < members.size(); i++) {
+          int leader = members.leader().orElse(-1);
+          members.unreachable(i);
+          boolean clean = cluster.terminate(i, TERMINATE_GRACE);
+          sleep(config.window());
+          cluster.restart(i, config.startTimeout());
+          members.reachable(i);
+          order.append(order.isEmpty() ? "" : ", ").append(Members.name(i)).append(i == leader ? " (leader)" : "")
+              .append(clean ? "" : " killed: not exited " + TERMINATE_GRACE.toSeconds() + " s after SIGTERM");
+        }
+        yield order.toString();
+      }
+    };
+  }
+
+  private int other(int leader) {
+    int pick = random.nextInt(members.size() - 1);
+    return pick >= leader ? pick + 1 : pick;
+  }
+
+  /**
+   * Per member, from {@code since}: how long until a blind write and then a consistent read through
+   * it both succeed (tried again until they do, for at most {@link #PROBE_BOUND}); all at once.
+   */
+  private List<Long> probe(int phase, long since) throws InterruptedException {
+    List<Long> flowing = new ArrayList<>();
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      List<Future<Long>> probes = new ArrayList<>();
+      for (int i = 0; i < members.size(); i++) {
+        String endpoint = members.endpoints().get(i);
+        String name = "probe-" + Members.name(i);
+        probes.add(pool.submit(() -> probe(endpoint, name, phase, since)));
+      }
+      for (Future<Long> probe : probes) {
+        try {
+          flowing.add(probe.get());
+        } catch (ExecutionException e) {
+          flowing.add(-1L);
+        }
+      }
+    }
+    return flowing;
+  }
+
+  private static long probe(String endpoint, String name, int phase, long since) throws InterruptedException {
+    ID id = Ids.of(DemoTypes.ARTIST, name);
+    long bound = since + PROBE_BOUND.toNanos();
+    try (SetpointClient client = SetpointClient.builder().address(endpoint).deadline(PROBE_DEADLINE).build()) {
+      for (int attempt = 0; System.nanoTime() < bound; attempt++) {
+        try {
+          client.write(Resource.newBuilder().setId(id)
+              .setData(Any.pack(Artist.newBuilder().setName("phase " + phase + " attempt " + attempt).build())).build());
+          client.readConsistent(id);
+          return System.nanoTime() - since;
+        } catch (SetpointException e) {
+          Thread.sleep(20); // not answered: try again, a little later
+        }
+      }
+    }
+    return -1;
+  }
+
+  private static void sleep(Duration duration) throws InterruptedException {
+    Thread.sleep(duration.toMillis());
+  }
+
+  private static void sleepUntil(long nanoTime) throws InterruptedException {
+    long left = nanoTime - System.nanoTime();
+    if (left > 0) {
+      Thread.sleep(Duration.ofNanos(left));
+    }
+  }
+}

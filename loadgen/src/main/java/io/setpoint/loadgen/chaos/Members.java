@@ -1,0 +1,109 @@
+package io.setpoint.loadgen.chaos;
+
+import io.setpoint.api.operator.v1.ListPeersResponse;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.client.SetpointException;
+import io.setpoint.loadgen.AgentProcess;
+import io.setpoint.loadgen.LocalCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The durable members of a run, as separate processes ({@link AgentProcess}), with what the faults
+ * need: who leads, and which members are down or paused (not to be asked).
+ */
+final class Members implements AutoCloseable {
+  /** Each member's heap: five members and the suite share a small machine. */
+  private static final List<String> JVM_OPTIONS = List.of("-Xmx512m");
+  private static final Duration ASK_DEADLINE = Duration.ofSeconds(1);
+
+  private final LocalCluster cluster;
+  private final List<SetpointClient> admin = new ArrayList<>();
+  private final Set<Integer> unreachable = ConcurrentHashMap.newKeySet();
+
+  private Members(LocalCluster cluster) {
+    this.cluster = cluster;
+    for (String endpoint : cluster.endpoints()) {
+      admin.add(SetpointClient.builder().address(endpoint).deadline(ASK_DEADLINE).build());
+    }
+  }
+
+  /** Starts {@code config.members()} durable members without ACLs and waits until all are ready. */
+  static Members start(ChaosConfig config) throws InterruptedException {
+    return new Members(AgentProcess.start(new AgentProcess.Config(AgentProcess.Mode.DURABLE, config.members(), 0,
+        false, config.agentArgs(), JVM_OPTIONS, config.startTimeout())));
+  }
+
+  LocalCluster cluster() {
+    return cluster;
+  }
+
+  int size() {
+    return admin.size();
+  }
+
+  List<String> endpoints() {
+    return cluster.endpoints();
+  }
+
+  /** {@code n1}, {@code n2}, ...: the members' node names. */
+  static String name(int member) {
+    return "n" + (member + 1);
+  }
+
+  /** A member is down or paused from now until {@link #reachable}: the leader is not asked of it. */
+  void unreachable(int member) {
+    unreachable.add(member);
+  }
+
+  void reachable(int member) {
+    unreachable.remove(member);
+  }
+
+  /** The member that says it leads, asking each reachable one in turn; empty if none does now. */
+  OptionalInt leader() {
+    if (size() == 1) {
+      return OptionalInt.of(0);
+    }
+    for (int i = 0; i < size(); i++) {
+      if (unreachable.contains(i)) {
+        continue;
+      }
+      try {
+        ListPeersResponse peers = admin.get(i).raftPeers();
+        if (peers.getPeersList().stream().anyMatch(p -> p.getLeader() && p.getName().equals(peers.getAnsweredBy()))) {
+          return OptionalInt.of(i);
+        }
+      } catch (SetpointException e) {
+        // This member cannot say now; ask the next.
+      }
+    }
+    return OptionalInt.empty();
+  }
+
+  /** Waits (bounded) until a member says it leads. */
+  int awaitLeader(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (;;) {
+      OptionalInt leader = leader();
+      if (leader.isPresent()) {
+        return leader.getAsInt();
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("no member led within " + timeout);
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  /** Stops every member and deletes their data. */
+  @Override
+  public void close() {
+    admin.forEach(SetpointClient::close);
+    cluster.close();
+  }
+}

@@ -110,13 +110,14 @@ public final class ChaosRun {
       }
       say("clients stopped after %,d operations; watchers caught up in %.1f s", history.size(), caughtUp / 1e9);
 
+      List<Watcher.Log> logs = watchers.stream().map(Watcher::log).toList();
       List<Watcher.Event> events = new ArrayList<>();
-      watchers.forEach(w -> events.addAll(w.events()));
+      logs.forEach(log -> events.addAll(log.events()));
       List<Check> checks = new ArrayList<>();
       long checking = System.nanoTime();
       checks.add(LinearizabilityCheck.run(history, events, last));
-      checks.addAll(WatchCheck.run(watchers, history));
-      checks.add(ConvergenceCheck.run(last, watchers));
+      checks.addAll(WatchCheck.run(logs, history));
+      checks.add(ConvergenceCheck.run(last, logs));
       checks.addAll(Liveness.run(phases, history));
       say("checked in %.1f s", (System.nanoTime() - checking) / 1e9);
       Report report = new Report(checks);
@@ -130,7 +131,7 @@ public final class ChaosRun {
   private static void awaitSnapshots(List<Watcher> watchers) throws InterruptedException {
     long deadline = System.nanoTime() + SNAPSHOT_WAIT.toNanos();
     while (System.nanoTime() < deadline
-        && watchers.stream().anyMatch(w -> w.events().stream().noneMatch(e -> e.type() == Watcher.Type.END_OF_SNAPSHOT))) {
+        && !watchers.stream().allMatch(Watcher::listed)) {
       Thread.sleep(20);
     }
   }

@@ -16,7 +16,7 @@ import java.util.Objects;
 final class ConvergenceCheck {
   private ConvergenceCheck() {}
 
-  static Check run(FinalState last, List<Watcher> watchers) {
+  static Check run(FinalState last, List<Watcher.Log> watchers) {
     List<String> problems = new ArrayList<>();
     Map<String, String> first = null;
     for (int i = 0; i < last.values().size(); i++) {
@@ -31,7 +31,7 @@ final class ConvergenceCheck {
         problems.add(Members.name(i) + " differs from n1: " + difference(first, values));
       }
     }
-    for (Watcher watcher : watchers) {
+    for (Watcher.Log watcher : watchers) {
       Map<String, String> listed = last.values().get(watcher.member());
       if (listed == null) {
         continue;

@@ -32,7 +32,7 @@ final class WatchCheck {
   /** A change as watchers and writers describe it. */
   private record Change(String key, boolean delete, String value) {}
 
-  static List<Check> run(List<Watcher> watchers, List<Operation> ops) {
+  static List<Check> run(List<Watcher.Log> watchers, List<Operation> ops) {
     List<String> unordered = new ArrayList<>();
     List<String> duplicated = new ArrayList<>();
     List<String> disagreed = new ArrayList<>();
@@ -50,7 +50,7 @@ final class WatchCheck {
     long missing = 0;
     List<String> missingExamples = new ArrayList<>();
     List<String> behind = new ArrayList<>();
-    for (Watcher watcher : watchers) {
+    for (Watcher.Log watcher : watchers) {
       String name = Members.name(watcher.member()) + "'s watcher";
       List<Event> events = watcher.events();
       Set<Long> received = new HashSet<>();
@@ -99,8 +99,8 @@ final class WatchCheck {
             + (watcher.lastError().isEmpty() ? "none" : watcher.lastError()) + ")");
       }
     }
-    int relists = watchers.stream().mapToInt(Watcher::relists).sum();
-    int resumes = watchers.stream().mapToInt(Watcher::resumes).sum();
+    int relists = watchers.stream().mapToInt(Watcher.Log::relists).sum();
+    int resumes = watchers.stream().mapToInt(Watcher.Log::resumes).sum();
     List<Check> checks = new ArrayList<>();
     String over = String.format("%,d changes over %d watchers", changes, watchers.size());
     checks.add(verdict("watch-ordered", over + ", revisions increasing in every session", unordered));
@@ -115,7 +115,7 @@ final class WatchCheck {
     checks.add(verdict("watch-reliable", String.format("%,d acknowledged writes up to revision %d, each in every watcher"
         + " watching then, and every watcher caught up", acknowledged.size(), lastAcknowledged), unreliable));
     StringBuilder perMember = new StringBuilder();
-    for (Watcher watcher : watchers) {
+    for (Watcher.Log watcher : watchers) {
       perMember.append(perMember.isEmpty() ? "" : ", ").append(Members.name(watcher.member())).append(' ')
           .append(watcher.relists());
     }

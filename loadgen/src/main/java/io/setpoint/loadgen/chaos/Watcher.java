@@ -39,6 +39,20 @@ final class Watcher implements Runnable {
    */
   record Event(int member, int session, Type type, String key, String value, long revision, long received) {}
 
+  /**
+   * What a watcher received, as the checks read it.
+   *
+   * @param lastRevision the highest revision of a change or snapshot end received
+   * @param relists how many times the member refused to resume, so that the watcher had to re-list
+   * @param resumes how many times it asked again after its stream broke or could not open
+   * @param lastError the last failure of its stream, or empty
+   */
+  record Log(int member, List<Event> events, long lastRevision, int relists, int resumes, String lastError) {
+    Log {
+      events = List.copyOf(events);
+    }
+  }
+
   private final int member;
   private final String endpoint;
   private final List<Event> events = new ArrayList<>();
@@ -129,32 +143,22 @@ final class Watcher implements Runnable {
     }
   }
 
-  int member() {
-    return member;
-  }
-
-  /** The highest revision of a change or snapshot end received. */
+  /** The highest revision of a change or snapshot end received so far. */
   long lastRevision() {
     return lastRevision;
   }
 
-  /** How many times the member refused to resume, so that the watcher had to re-list. */
-  int relists() {
-    return relists;
-  }
-
-  /** How many times the watcher asked again after its stream broke or could not open (a member down). */
-  int resumes() {
-    return resumes;
-  }
-
-  String lastError() {
-    return lastError;
-  }
-
-  List<Event> events() {
+  /** Whether a snapshot has ended, so that it covers every later write. */
+  boolean listed() {
     synchronized (events) {
-      return List.copyOf(events);
+      return events.stream().anyMatch(e -> e.type() == Type.END_OF_SNAPSHOT);
+    }
+  }
+
+  /** What it received so far. */
+  Log log() {
+    synchronized (events) {
+      return new Log(member, events, lastRevision, relists, resumes, lastError);
     }
   }
 }

@@ -1,0 +1,58 @@
+package io.setpoint.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code setpoint bench chaos} at a tiny size: one durable member as a separate process, two
+ * clients, a calm phase and a kill -9 of the leader. Asserts the shape of the report and that every
+ * check ran, not that the store passed them: the suite's verdicts are its own output.
+ */
+@Timeout(180)
+class ChaosBenchTest {
+  private static final List<String> CHECKS = List.of("linearizable", "watch-ordered", "watch-unique", "watch-atomic",
+      "watch-reliable", "watch-resumable", "convergence", "liveness-calm", "liveness-heal");
+
+  @Test
+  void runsThePhasesAndReportsEveryCheckAndATally() {
+    CliRun run = CliRun.run("bench", "chaos", "-members", "1", "-clients", "2", "-shared-keys", "2", "-own-keys", "1",
+        "-faults", "none,kill-leader", "-calm", "300ms", "-window", "300ms", "-heal", "1s", "-seed", "7");
+
+    assertThat(run.out()).as(run.toString())
+        .contains("seed 7, 2 phases: none, kill-leader")
+        .contains("starting 1 durable members")
+        .containsPattern("phase 1 no fault: [0-9.]+ s \\(fault [0-9.]+ s\\), [0-9,]+ operations, [0-9,]+ answered \\([0-9.]+/s\\), p99 ")
+        .containsPattern("phase 2 kill -9 of the leader \\(n1\\): .*flowing after the heal: n1 ")
+        .containsPattern("clients stopped after [0-9,]+ operations");
+    for (String check : CHECKS) {
+      assertThat(run.out()).containsPattern("(?m)^(passed|FAILED) " + check + ": ");
+    }
+    Matcher tally = Pattern.compile("(?m)^([0-9]+) passed, ([0-9]+) failed\n\\z").matcher(run.out());
+    assertThat(tally.find()).as(run.out()).isTrue();
+    int passed = Integer.parseInt(tally.group(1));
+    int failed = Integer.parseInt(tally.group(2));
+    assertThat(passed + failed).isEqualTo(CHECKS.size());
+    assertThat(run.code()).isEqualTo(failed == 0 ? 0 : 1);
+  }
+
+  @Test
+  void anUnknownFaultIsAUsageError() {
+    CliRun run = CliRun.run("bench", "chaos", "-faults", "none,flood");
+
+    assertThat(run.code()).isEqualTo(2);
+    assertThat(run.err()).contains("-faults: unknown fault 'flood', expected one of none, kill-follower, kill-leader");
+  }
+
+  @Test
+  void oneMemberHasNoFollowerToKill() {
+    CliRun run = CliRun.run("bench", "chaos", "-members", "1", "-faults", "kill-follower");
+
+    assertThat(run.code()).isEqualTo(2);
+    assertThat(run.err()).contains("one member has no follower to kill");
+  }
+}

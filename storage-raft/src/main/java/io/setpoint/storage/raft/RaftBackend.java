@@ -743,9 +743,10 @@ public final class RaftBackend implements Backend, Replication {
   /** {@code batch} as this member's own log entry; {@code null} when it does not lead. */
   private CompletableFuture<BatchReply> ownEntryIfLeading(Batch batch) {
     CompletableFuture<RaftClientReply> submitted = local.writeIfLeading(StoreStateMachine.message(batch));
-    // Answered on the Ratis thread that completes it: the batcher sends its next batch elsewhere,
-    // and waking the writers there would be one more hand-off per entry.
-    return submitted == null ? null : submitted.thenApply(RaftBackend::batchReply);
+    // Answered off the Ratis thread that completes it (the one applying entries, on a leader): a
+    // writer woken there may block, e.g. on the linearizable read after a lost race, which waits
+    // for that very thread to apply the barrier, so every write stalled until its timeout.
+    return submitted == null ? null : offRatis(submitted).thenApply(RaftBackend::batchReply);
   }
 
   /**

@@ -53,6 +53,6 @@ class ChaosBenchTest {
     CliRun run = CliRun.run("bench", "chaos", "-members", "1", "-faults", "kill-follower");
 
     assertThat(run.code()).isEqualTo(2);
-    assertThat(run.err()).contains("one member has no follower to kill");
+    assertThat(run.err()).contains("one member has no follower to kill and nobody to be cut off from");
   }
 }

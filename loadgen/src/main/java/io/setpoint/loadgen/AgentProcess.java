@@ -64,13 +64,33 @@ public final class AgentProcess {
     }
   }
 
+  /**
+   * Where the members dial one another: given member {@code i} (from 0) and the Raft port it
+   * listens on, the port the others reach it at, such as a proxy's that forwards there.
+   */
+  @FunctionalInterface
+  public interface RaftFront {
+    /** Each member is dialled where it listens. */
+    RaftFront DIRECT = (member, raftPort) -> raftPort;
+
+    int port(int member, int raftPort);
+  }
+
   /** Starts the agents and waits until they are ready. */
   public static LocalCluster start(Config config) throws InterruptedException {
+    return start(config, RaftFront.DIRECT);
+  }
+
+  /**
+   * Starts the agents, their {@code -cluster} naming the ports {@code front} gives, and waits until
+   * they are ready.
+   */
+  public static LocalCluster start(Config config, RaftFront front) throws InterruptedException {
     int nodes = config.nodes();
     List<Integer> ports = Ports.pick(config.basePort(), 2 * nodes);
     StringJoiner members = new StringJoiner(",");
     for (int i = 0; i < nodes; i++) {
-      members.add(member(i) + "=127.0.0.1:" + ports.get(2 * i + 1));
+      members.add(member(i) + "=127.0.0.1:" + front.port(i, ports.get(2 * i + 1)));
     }
     LocalCluster cluster = new LocalCluster("setpoint", LocalCluster.tempDir("setpoint"));
     try {

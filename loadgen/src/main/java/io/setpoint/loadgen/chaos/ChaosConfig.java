@@ -13,7 +13,7 @@ import java.util.List;
  * @param faults the phases, in order; each runs {@code calm}, then its fault for {@code window},
  *     then heals and runs {@code heal} more
  * @param calm how long a phase runs before its fault
- * @param window how long a fault lasts (for a rolling restart: how long each member stays down)
+ * @param window how long a fault lasts (a rolling restart lasts as long as its restarts take)
  * @param heal how long a phase runs after its fault healed
  * @param maxOpsPerClient a client stops after this many operations even if time is left
  * @param deadline each client call's deadline
@@ -37,8 +37,8 @@ public record ChaosConfig(int members, int clients, int sharedKeys, int ownKeys,
     if (faults.isEmpty()) {
       throw new IllegalArgumentException("no phases to run");
     }
-    if (members < 2 && faults.stream().anyMatch(f -> f == Fault.KILL_FOLLOWER)) {
-      throw new IllegalArgumentException("one member has no follower to kill");
+    if (members < 2 && faults.stream().anyMatch(f -> f == Fault.KILL_FOLLOWER || f.partitions())) {
+      throw new IllegalArgumentException("one member has no follower to kill and nobody to be cut off from");
     }
     faults = List.copyOf(faults);
     agentArgs = List.copyOf(agentArgs);

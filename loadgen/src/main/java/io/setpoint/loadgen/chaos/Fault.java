@@ -10,8 +10,14 @@ public enum Fault {
   KILL_LEADER("kill -9 of the leader"),
   /** SIGSTOP of the leader; SIGCONT when the window ends. */
   PAUSE_LEADER("SIGSTOP of the leader"),
-  /** SIGTERM of every member in turn, each started again and ready before the next stops. */
-  ROLLING_RESTART("rolling SIGTERM restart");
+  /** SIGTERM of every member in turn, each started again at once and ready before the next stops. */
+  ROLLING_RESTART("rolling SIGTERM restart"),
+  /** The leader's Raft links to every other member cut, both ways; healed when the window ends. */
+  PARTITION_LEADER("the leader cut off"),
+  /** A follower's Raft links cut. */
+  PARTITION_FOLLOWER("a follower cut off"),
+  /** The members split in two, the leader and fewer than half of them on one side. */
+  PARTITION_MINORITY("the leader in a minority");
 
   private final String description;
 
@@ -22,6 +28,11 @@ public enum Fault {
   /** What the report calls it, e.g. "kill -9 of the leader". */
   public String description() {
     return description;
+  }
+
+  /** Whether it cuts the members' network (so that the run puts proxies between them). */
+  public boolean partitions() {
+    return name().startsWith("PARTITION_");
   }
 
   /** The option value that names it, e.g. {@code kill-leader}. */

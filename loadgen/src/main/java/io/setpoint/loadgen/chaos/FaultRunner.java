@@ -12,6 +12,10 @@ import io.setpoint.loadgen.LocalCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -87,17 +91,38 @@ final class FaultRunner {
         }
         yield Members.name(leader);
       }
+      case PARTITION_LEADER, PARTITION_FOLLOWER, PARTITION_MINORITY -> {
+        int leader = members.awaitLeader(config.startTimeout());
+        Set<Integer> side = new TreeSet<>();
+        side.add(fault == Fault.PARTITION_FOLLOWER ? other(leader) : leader);
+        // A minority: the leader and others up to one short of half of them.
+        while (fault == Fault.PARTITION_MINORITY && 2 * (side.size() + 1) < members.size()) {
+          side.add(other(side));
+        }
+        Network network = members.network();
+        network.partition(side, members.size());
+        try {
+          sleep(config.window());
+        } finally {
+          network.heal();
+        }
+        yield side.stream().map(Members::name).collect(Collectors.joining(", "))
+            + " apart from the rest, " + Members.name(leader) + " leading";
+      }
       case ROLLING_RESTART -> {
         StringBuilder order = new StringBuilder();
         for (int i = 0; i < members.size(); i++) {
           int leader = members.leader().orElse(-1);
           members.unreachable(i);
+          long terminating = System.nanoTime();
           boolean clean = cluster.terminate(i, TERMINATE_GRACE);
-          sleep(config.window());
+          double exited = (System.nanoTime() - terminating) / 1e9;
+          // Started again at once, as an upgrade would: its time down is its restart.
           cluster.restart(i, config.startTimeout());
           members.reachable(i);
           order.append(order.isEmpty() ? "" : ", ").append(Members.name(i)).append(i == leader ? " (leader)" : "")
-              .append(clean ? "" : " killed: not exited " + TERMINATE_GRACE.toSeconds() + " s after SIGTERM");
+              .append(clean ? String.format(Locale.ROOT, " exited in %.1f s", exited)
+                  : " killed: not exited " + TERMINATE_GRACE.toSeconds() + " s after SIGTERM");
         }
         yield order.toString();
       }
@@ -105,8 +130,18 @@ final class FaultRunner {
   }
 
   private int other(int leader) {
-    int pick = random.nextInt(members.size() - 1);
-    return pick >= leader ? pick + 1 : pick;
+    return other(Set.of(leader));
+  }
+
+  /** A member picked at random outside {@code these}. */
+  private int other(Set<Integer> these) {
+    List<Integer> rest = new ArrayList<>();
+    for (int i = 0; i < members.size(); i++) {
+      if (!these.contains(i)) {
+        rest.add(i);
+      }
+    }
+    return rest.get(random.nextInt(rest.size()));
   }
 
   /**

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The durable members of a run, as separate processes ({@link AgentProcess}), with what the faults
@@ -22,24 +23,54 @@ final class Members implements AutoCloseable {
   private static final Duration ASK_DEADLINE = Duration.ofSeconds(1);
 
   private final LocalCluster cluster;
+  private final Network network;
   private final List<SetpointClient> admin = new ArrayList<>();
   private final Set<Integer> unreachable = ConcurrentHashMap.newKeySet();
 
-  private Members(LocalCluster cluster) {
+  private Members(LocalCluster cluster, Network network) {
     this.cluster = cluster;
+    this.network = network;
     for (String endpoint : cluster.endpoints()) {
       admin.add(SetpointClient.builder().address(endpoint).deadline(ASK_DEADLINE).build());
     }
   }
 
-  /** Starts {@code config.members()} durable members without ACLs and waits until all are ready. */
+  /**
+   * Starts {@code config.members()} durable members without ACLs and waits until all are ready;
+   * when a phase partitions them, they dial one another through a {@link Network} of proxies.
+   */
   static Members start(ChaosConfig config) throws InterruptedException {
-    return new Members(AgentProcess.start(new AgentProcess.Config(AgentProcess.Mode.DURABLE, config.members(), 0,
-        false, config.agentArgs(), JVM_OPTIONS, config.startTimeout())));
+    AgentProcess.Config agents = new AgentProcess.Config(AgentProcess.Mode.DURABLE, config.members(), 0,
+        false, config.agentArgs(), JVM_OPTIONS, config.startTimeout());
+    if (config.faults().stream().noneMatch(Fault::partitions)) {
+      return new Members(AgentProcess.start(agents), null);
+    }
+    AtomicReference<LocalCluster> started = new AtomicReference<>();
+    Network network = new Network(() -> started.get() == null ? List.of() : started.get().pids());
+    try {
+      started.set(AgentProcess.start(agents, network::front));
+      return new Members(started.get(), network);
+    } catch (RuntimeException | InterruptedException e) {
+      network.close();
+      throw e;
+    }
   }
 
   LocalCluster cluster() {
     return cluster;
+  }
+
+  /** The proxies between the members; present only when a phase partitions them. */
+  Network network() {
+    if (network == null) {
+      throw new IllegalStateException("the members were started without proxies between them");
+    }
+    return network;
+  }
+
+  /** Whether the members dial one another through proxies. */
+  boolean proxied() {
+    return network != null;
   }
 
   int size() {
@@ -105,5 +136,8 @@ final class Members implements AutoCloseable {
   public void close() {
     admin.forEach(SetpointClient::close);
     cluster.close();
+    if (network != null) {
+      network.close();
+    }
   }
 }

@@ -24,7 +24,7 @@ class ChaosBenchTest {
         "-faults", "none,kill-leader", "-calm", "300ms", "-window", "300ms", "-heal", "1s", "-seed", "7");
 
     assertThat(run.out()).as(run.toString())
-        .contains("seed 7, 2 phases: none, kill-leader")
+        .contains("seed 7, phases: none, kill-leader\n")
         .contains("starting 1 durable members")
         .containsPattern("phase 1 no fault: [0-9.]+ s \\(fault [0-9.]+ s\\), [0-9,]+ operations, [0-9,]+ answered \\([0-9.]+/s\\), p99 ")
         .containsPattern("phase 2 kill -9 of the leader \\(n1\\): .*flowing after the heal: n1 ")

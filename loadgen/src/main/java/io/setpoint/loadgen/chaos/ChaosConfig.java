@@ -12,6 +12,8 @@ import java.util.List;
  * @param ownKeys keys of its own per client
  * @param faults the phases, in order; each runs {@code calm}, then its fault for {@code window},
  *     then heals and runs {@code heal} more
+ * @param duration the phases are run again, in order, until this much time has passed since the
+ *     first began; zero: each once
  * @param calm how long a phase runs before its fault
  * @param window how long a fault lasts (a rolling restart lasts as long as its restarts take)
  * @param heal how long a phase runs after its fault healed
@@ -22,7 +24,7 @@ import java.util.List;
  * @param agentArgs appended to every member's arguments
  */
 public record ChaosConfig(int members, int clients, int sharedKeys, int ownKeys, List<Fault> faults,
-    Duration calm, Duration window, Duration heal, long maxOpsPerClient, Duration deadline,
+    Duration duration, Duration calm, Duration window, Duration heal, long maxOpsPerClient, Duration deadline,
     Duration startTimeout, long seed, List<String> agentArgs) {
   /** What a fault must heal within, and what a calm request must be answered within. */
   public static final Duration FLOWING_AFTER_HEAL = Duration.ofSeconds(5);

@@ -88,12 +88,15 @@ public final class ChaosRun {
           seconds(config.deadline()));
       List<Phase> phases = new ArrayList<>();
       FaultRunner faults = new FaultRunner(config, members);
+      long first = System.nanoTime();
       try {
-        for (Fault fault : config.faults()) {
-          Phase phase = faults.run(phases.size() + 1, fault);
-          phases.add(phase);
-          say("%s", Liveness.figures(phase, List.copyOf(ops)));
-        }
+        do {
+          for (Fault fault : config.faults()) {
+            Phase phase = faults.run(phases.size() + 1, fault);
+            phases.add(phase);
+            say("%s", Liveness.figures(phase, List.copyOf(ops)));
+          }
+        } while (System.nanoTime() - first < config.duration().toNanos());
       } finally {
         running = false;
         for (Thread client : clients) {
@@ -122,6 +125,7 @@ public final class ChaosRun {
       say("checked in %.1f s", (System.nanoTime() - checking) / 1e9);
       Report report = new Report(checks);
       checks.forEach(check -> say("%s", check));
+      say("run took %.0f s", (System.nanoTime() - t0) / 1e9);
       say("%d passed, %d failed", report.passed(), report.failed());
       return report;
     }

@@ -16,8 +16,8 @@ import java.util.TreeMap;
 
 /**
  * Check 1: every key's history of consistent reads, writes and deletes is linearizable
- * ({@link KeyHistory}), ending with the consistent listing after the run; and default reads only
- * ever returned values some client wrote.
+ * ({@link KeyHistory}), ending with the consistent listing after the run; default reads only
+ * ever returned values some client wrote; and no write refused for sure was ever seen.
  *
  * <p>A write whose outcome the client never learnt is resolved the way etcd's robustness tests do:
  * its value is unique, so if any watcher or read saw the value, the write took effect before it was
@@ -96,6 +96,17 @@ final class LinearizabilityCheck {
       }
     }
 
+    // A write refused for sure must never show up, in a read or in a watch.
+    long refusedSeen = 0;
+    String refusedExample = "";
+    for (Operation op : ops) {
+      boolean refused = op.outcome() == Outcome.FAILED || op.outcome() == Outcome.REJECTED;
+      if (refused && op.kind().writes() && op.value() != null && firstSeen.containsKey(op.value())) {
+        refusedSeen++;
+        refusedExample = op.key() + "=" + op.value() + " (" + op.code() + ")";
+      }
+    }
+
     List<String> bad = new ArrayList<>();
     long checked = 0;
     for (Map.Entry<String, KeyHistory> key : histories.entrySet()) {
@@ -107,14 +118,15 @@ final class LinearizabilityCheck {
     }
     String detail = String.format(Locale.ROOT,
         "%d keys, %,d operations checked (unknown outcomes: %d seen later so taken as done, %d never seen so dropped,"
-            + " %d deletes left open)%s; %d default reads of values no client wrote%s",
+            + " %d deletes left open)%s; %d default reads of values no client wrote%s; %d refused writes seen later%s",
         histories.size(), checked, resolved, dropped, open,
         lastValues == null ? ", no final listing (see convergence)" : ", each ending with the final consistent listing",
-        invented, inventedExample.isEmpty() ? "" : " (" + inventedExample + ")");
+        invented, inventedExample.isEmpty() ? "" : " (" + inventedExample + ")",
+        refusedSeen, refusedExample.isEmpty() ? "" : " (" + refusedExample + ")");
     if (!bad.isEmpty()) {
       detail += "; not linearizable: " + String.join(", ", bad);
     }
-    return new Check("linearizable", bad.isEmpty() && invented == 0, detail);
+    return new Check("linearizable", bad.isEmpty() && invented == 0 && refusedSeen == 0, detail);
   }
 
   private static void record(KeyHistory h, Operation op, Result result, long ret) {

@@ -108,6 +108,18 @@ class ChecksTest {
   }
 
   @Test
+  void aRefusedWriteThatAWatcherSawFails() {
+    List<Operation> ops = List.of(
+        op(Kind.CREATE, Outcome.OK, 0, 10, null, "a", 5),
+        op(Kind.CAS, Outcome.FAILED, 20, 30, "x", "b", 0));
+    List<Event> events = List.of(change(0, 5, "a", 11), change(0, 6, "b", 31));
+    Check check = LinearizabilityCheck.run(ops, events, listed(Map.of("chaos-s0", "a"), 100, 110));
+
+    assertThat(check.passed()).isFalse();
+    assertThat(check.detail()).contains("1 refused writes seen later (chaos-s0=b (ABORTED))");
+  }
+
+  @Test
   void watchersThatGotEveryAcknowledgedWriteInOrderPassEveryWatchCheck() {
     List<Operation> ops = List.of(op(Kind.PUT, Outcome.OK, 0, 10, null, "a", 5), op(Kind.PUT, Outcome.OK, 20, 30, null, "b", 7));
     List<Watcher.Log> logs = List.of(

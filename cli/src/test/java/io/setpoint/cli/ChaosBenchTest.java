@@ -28,7 +28,8 @@ class ChaosBenchTest {
         .contains("starting 1 durable members")
         .containsPattern("phase 1 no fault: [0-9.]+ s \\(fault [0-9.]+ s\\), [0-9,]+ operations, [0-9,]+ answered \\([0-9.]+/s\\), p99 ")
         .containsPattern("phase 2 kill -9 of the leader \\(n1\\): .*flowing after the heal: n1 ")
-        .containsPattern("clients stopped after [0-9,]+ operations");
+        .containsPattern("clients stopped after [0-9,]+ operations")
+        .containsPattern("done \\(OK\\) of sent, by kind: strong read [0-9,]+/[0-9,]+, read [0-9,]+/[0-9,]+, put ");
     for (String check : CHECKS) {
       assertThat(run.out()).containsPattern("(?m)^(passed|FAILED) " + check + ": ");
     }

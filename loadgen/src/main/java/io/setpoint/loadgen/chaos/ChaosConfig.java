@@ -12,8 +12,8 @@ import java.util.List;
  * @param ownKeys keys of its own per client
  * @param faults the phases, in order; each runs {@code calm}, then its fault for {@code window},
  *     then heals and runs {@code heal} more
- * @param duration the phases are run again, in order, until this much time has passed since the
- *     first began; zero: each once
+ * @param duration after every phase ran once, phases go on, in the same order, until this much
+ *     time has passed since the first began; zero: each once
  * @param calm how long a phase runs before its fault
  * @param window how long a fault lasts (a rolling restart lasts as long as its restarts take)
  * @param heal how long a phase runs after its fault healed

@@ -90,13 +90,12 @@ public final class ChaosRun {
       FaultRunner faults = new FaultRunner(config, members);
       long first = System.nanoTime();
       try {
-        do {
-          for (Fault fault : config.faults()) {
-            Phase phase = faults.run(phases.size() + 1, fault);
-            phases.add(phase);
-            say("%s", Liveness.figures(phase, List.copyOf(ops)));
-          }
-        } while (System.nanoTime() - first < config.duration().toNanos());
+        // Every phase once, then round again while the duration lasts.
+        for (int i = 0; i < config.faults().size() || System.nanoTime() - first < config.duration().toNanos(); i++) {
+          Phase phase = faults.run(i + 1, config.faults().get(i % config.faults().size()));
+          phases.add(phase);
+          say("%s", Liveness.figures(phase, List.copyOf(ops)));
+        }
       } finally {
         running = false;
         for (Thread client : clients) {
@@ -112,6 +111,7 @@ public final class ChaosRun {
         thread.join(5_000);
       }
       say("clients stopped after %,d operations; watchers caught up in %.1f s", history.size(), caughtUp / 1e9);
+      say("done (OK) of sent, by kind: %s", Liveness.byKind(history));
 
       List<Watcher.Log> logs = watchers.stream().map(Watcher::log).toList();
       List<Watcher.Event> events = new ArrayList<>();

@@ -50,6 +50,18 @@ final class Liveness {
         phase.error().isEmpty() ? "" : "; fault error: " + phase.error());
   }
 
+  /** Per kind of operation, how many were sent and how many answered OK: "put 1,200/1,250, ...". */
+  static String byKind(List<Operation> ops) {
+    StringBuilder line = new StringBuilder();
+    for (Operation.Kind kind : Operation.Kind.values()) {
+      long sent = ops.stream().filter(o -> o.kind() == kind).count();
+      long ok = ops.stream().filter(o -> o.kind() == kind && o.outcome() == Operation.Outcome.OK).count();
+      line.append(line.isEmpty() ? "" : ", ").append(kind.name().toLowerCase(Locale.ROOT).replace('_', ' '))
+          .append(String.format(Locale.ROOT, " %,d/%,d", ok, sent));
+    }
+    return line.toString();
+  }
+
   static List<Check> run(List<Phase> phases, List<Operation> ops) {
     long allowance = ChaosConfig.FLOWING_AFTER_HEAL.toNanos();
     long calmBound = ChaosConfig.CALM_ANSWER.toNanos();

@@ -80,7 +80,10 @@ import org.slf4j.LoggerFactory;
  *       enabled).
  *   <li>A watch is notified only after its change is readable here. When this member is brought up
  *       to date by a snapshot from the leader instead of the log, its watches close with {@code
- *       WATCH_CLOSED} and resuming them fails with {@code COMPACTED}: list or watch afresh.
+ *       WATCH_CLOSED}; they resume from their last revision, as far back as the history the
+ *       snapshot retained (older fails with {@code COMPACTED}: list or watch afresh). A snapshot
+ *       carries the retained history, so a restarted member resumes watches from the revisions it
+ *       retained before it stopped.
  * </ul>
  *
  * <p>A write that times out or loses its leader mid-way fails with {@code UNAVAILABLE}; it may

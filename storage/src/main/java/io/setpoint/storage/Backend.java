@@ -82,6 +82,35 @@ public interface Backend extends AutoCloseable {
         : inCallersThread(() -> writeCas(resource, fence, requestId));
   }
 
+  /**
+   * A blind write (one that names no version) decided where writes are ordered, over whatever is
+   * stored when it is applied, as etcd's put is: concurrent blind writers of one resource do not
+   * lose races to each other, so each costs one round. {@code resource} carries no version, no
+   * statuses and no deletion mark.
+   *
+   * <p>Over a stored resource with the same owner (and the same uid, when {@code resource} names
+   * one) that does not wait for its finalizers, it keeps the stored id and statuses, takes {@code
+   * resource}'s metadata and data, and keeps the stored generation when the data is unchanged,
+   * else takes {@code generation}; when neither data nor metadata change it stores nothing. Where
+   * nothing is stored and {@code resource} names neither an owner nor a uid, it creates it with
+   * {@code uid} and {@code generation}. The caller chooses both, so that every member of a
+   * replicated store applies the same. {@code fence} and {@code requestId} act as for {@link
+   * #writeCasAsync(Resource, Fence, String)}.
+   *
+   * <p>The default decides nothing: it fails with {@code UNDECIDED}, for the caller to read and
+   * compare-and-swap instead.
+   *
+   * @return a future of the stored resource with its new version, or of the stored one unchanged;
+   *     it fails with {@code UNDECIDED} when the stored state needs the caller's decision (a create
+   *     under an owner, another owner or uid, a resource that waits for its finalizers), with
+   *     nothing written
+   */
+  default CompletableFuture<Resource> putAsync(
+      Resource resource, Fence fence, String requestId, String uid, String generation) {
+    return CompletableFuture.failedFuture(
+        new StorageException(StorageException.Reason.UNDECIDED, getClass().getName() + " decides no blind write itself"));
+  }
+
   private static CompletableFuture<Resource> inCallersThread(Supplier<Resource> write) {
     try {
       return CompletableFuture.completedFuture(write.get());

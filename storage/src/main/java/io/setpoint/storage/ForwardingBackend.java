@@ -14,7 +14,9 @@ import java.util.List;
  * so an override of that sees every write; a decorator of a backend whose writes wait overrides it
  * too, to keep them off the caller's thread. Writes with a request id run {@link
  * #writeCas(Resource, Fence)} as well, without the id, unless a decorator overrides {@link
- * #writeCas(Resource, Fence, String)} to pass it on.
+ * #writeCas(Resource, Fence, String)} to pass it on. Nor is {@link #putAsync}: a decorator decides
+ * no blind write itself (the caller reads and compares-and-swaps, through {@code writeCas}) unless
+ * it overrides it.
  */
 public class ForwardingBackend implements Backend {
   private final Backend delegate;

@@ -31,7 +31,12 @@ public final class StorageException extends RuntimeException {
      * The write carried a {@code Fence} whose lease its writer no longer holds: nothing was
      * written, and retrying cannot succeed until the writer wins the lease again.
      */
-    FENCED
+    FENCED,
+    /**
+     * A blind write ({@link Backend#putAsync}) that the store does not decide alone, such as a
+     * create under an owner: nothing was written; decide it from a read and a compare-and-swap.
+     */
+    UNDECIDED
   }
 
   private final Reason reason;

@@ -114,6 +114,8 @@ public final class Errors {
           case COMPACTED -> Status.OUT_OF_RANGE;
           case WATCH_CLOSED, UNAVAILABLE -> Status.UNAVAILABLE;
           case RESOURCE_EXHAUSTED -> Status.RESOURCE_EXHAUSTED;
+          // The write path decides these itself from a read: one reaching a caller is a bug here.
+          case UNDECIDED -> Status.INTERNAL;
         };
     return status.withDescription(bounded(e.getMessage())).asRuntimeException();
   }

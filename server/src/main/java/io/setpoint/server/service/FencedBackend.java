@@ -42,6 +42,11 @@ final class FencedBackend extends ForwardingBackend {
   }
 
   @Override
+  public CompletableFuture<Resource> putAsync(Resource resource, Fence ignored, String requestId, String uid, String generation) {
+    return store.putAsync(resource, fence, requestId, uid, generation);
+  }
+
+  @Override
   public Resource deleteCas(ID id, String version, Fence ignored) {
     return store.deleteCas(id, version, fence);
   }

@@ -146,12 +146,14 @@ public final class ResourceHandler {
   }
 
   /**
-   * {@link #write} without holding the calling thread while the store commits. The common case, an
-   * update or an unowned create decided by this member's applied state, hands its compare-and-swap
-   * to {@link Backend#writeCasAsync} and completes from the store's thread. Whatever else has to
-   * wait on the store (an owner's existence, a linearizable read after a lost race, the delete
-   * that follows the last finalizer) runs on {@code blocking}. Admission runs in the calling
-   * thread, so its hooks see the same thread as they do for {@link #write}.
+   * {@link #write} without holding the calling thread while the store commits. A blind write goes
+   * to the store to be decided over whatever is stored as it is applied ({@link
+   * Backend#putAsync}); one the store leaves undecided, and every write with a version, is decided
+   * from this member's applied state and handed to {@link Backend#writeCasAsync} as a
+   * compare-and-swap. Both complete from the store's thread. Whatever else has to wait on the
+   * store (an owner's existence, a linearizable read after a lost race, the delete that follows
+   * the last finalizer) runs on {@code blocking}. Admission runs in the calling thread, so its
+   * hooks see the same thread as they do for {@link #write}.
    */
   public CompletableFuture<WriteResponse> writeAsync(Authorizer authz, WriteRequest req, Executor blocking) {
     if (req.hasFence()) {
@@ -162,7 +164,6 @@ public final class ResourceHandler {
       }
     }
     Resource input;
-    Resource existing;
     boolean createOnly = req.getCreateOnly();
     String requestId = req.getRequestId();
     try {
@@ -171,15 +172,50 @@ public final class ResourceHandler {
       if (createOnly) {
         checkCreateOnly(input);
       }
+      if (!storeMayDecide(input, createOnly)) {
+        return orRepeated(input.getId(), requestId, decideHere(authz, input, createOnly, requestId, blocking));
+      }
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return orRepeated(input.getId(), requestId,
+        backend.putAsync(input, Fence.getDefaultInstance(), requestId, ulids.create().toString(), ulids.create().toString())
+            .handle((stored, failure) -> {
+              if (failure == null) {
+                return CompletableFuture.completedFuture(response(stored));
+              }
+              Throwable cause = Errors.unwrapped(failure);
+              if (cause instanceof StorageException e && e.reason() == StorageException.Reason.UNDECIDED) {
+                return CompletableFuture.supplyAsync(() -> decideHere(authz, input, createOnly, requestId, blocking), blocking)
+                    .thenCompose(response -> response);
+              }
+              return CompletableFuture.<WriteResponse>failedFuture(cause);
+            })
+            .thenCompose(response -> response));
+  }
+
+  /**
+   * Whether the store may decide this write as it applies it ({@link Backend#putAsync}), so that
+   * concurrent blind writers of one resource cost a round each instead of racing each other's
+   * compare-and-swaps: a blind write that is not create-only and sets nothing the server owns.
+   */
+  private static boolean storeMayDecide(Resource input, boolean createOnly) {
+    return !createOnly && input.getVersion().isEmpty() && input.getStatusCount() == 0
+        && !Finalizers.isMarkedForDeletion(input);
+  }
+
+  /** The write decided here, from this member's applied state and, when that is not enough, a read. */
+  private CompletableFuture<WriteResponse> decideHere(
+      Authorizer authz, Resource input, boolean createOnly, String requestId, Executor blocking) {
+    Resource existing;
+    try {
       existing = readForWrite(input.getId(), Consistency.EVENTUAL);
       if (existing == null && input.hasOwner()) {
         // A create under an owner checks the owner with a linearizable read first.
-        return orRepeated(input.getId(), requestId,
-            CompletableFuture.supplyAsync(() -> nextFromLocalState(authz, existing, input, createOnly), blocking)
-                .thenCompose(next -> store(authz, input, createOnly, requestId, existing, next, blocking)));
+        return CompletableFuture.supplyAsync(() -> nextFromLocalState(authz, existing, input, createOnly), blocking)
+            .thenCompose(next -> store(authz, input, createOnly, requestId, existing, next, blocking));
       }
-      return orRepeated(input.getId(), requestId, store(authz, input, createOnly, requestId, existing,
-          nextFromLocalState(authz, existing, input, createOnly), blocking));
+      return store(authz, input, createOnly, requestId, existing, nextFromLocalState(authz, existing, input, createOnly), blocking);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }

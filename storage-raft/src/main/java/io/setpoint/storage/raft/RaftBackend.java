@@ -23,6 +23,7 @@ import io.setpoint.storage.raft.v1.Delete;
 import io.setpoint.storage.raft.v1.Forward;
 import io.setpoint.storage.raft.v1.Op;
 import io.setpoint.storage.raft.v1.Outcome;
+import io.setpoint.storage.raft.v1.Put;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -305,6 +306,22 @@ public final class RaftBackend implements Backend, Replication {
   @Override
   public CompletableFuture<Resource> writeCasAsync(Resource resource, Fence fence, String requestId) {
     return submitAsync(write(resource, fence, requestId)).thenApply(outcome -> written(resource, outcome));
+  }
+
+  /** Decided by the state machine as it applies the entry; completes off Ratis's threads. */
+  @Override
+  public CompletableFuture<Resource> putAsync(
+      Resource resource, Fence fence, String requestId, String uid, String generation) {
+    Op op = fenced(Op.newBuilder()
+        .setPut(Put.newBuilder().setResource(resource).setUid(uid).setGeneration(generation))
+        .setRequestId(requestId), fence);
+    return submitAsync(op).thenApply(outcome -> switch (outcome.getResultCase()) {
+      case STORED -> outcome.getStored();
+      case UNCHANGED -> outcome.getUnchanged();
+      case REPEATED -> outcome.getRepeated();
+      case FAILURE -> throw refused(outcome);
+      default -> throw unexpected(outcome);
+    });
   }
 
   /** Served from this member's applied state, which includes every write made through it. */
@@ -746,9 +763,10 @@ public final class RaftBackend implements Backend, Replication {
   /** {@code batch} as this member's own log entry; {@code null} when it does not lead. */
   private CompletableFuture<BatchReply> ownEntryIfLeading(Batch batch) {
     CompletableFuture<RaftClientReply> submitted = local.writeIfLeading(StoreStateMachine.message(batch));
-    // Answered on the Ratis thread that completes it: the batcher sends its next batch elsewhere,
-    // and waking the writers there would be one more hand-off per entry.
-    return submitted == null ? null : submitted.thenApply(RaftBackend::batchReply);
+    // Answered off the Ratis thread that completes it (the one applying entries, on a leader): a
+    // writer woken there may block, e.g. on the linearizable read after a lost race, which waits
+    // for that very thread to apply the barrier, so every write stalled until its timeout.
+    return submitted == null ? null : offRatis(submitted).thenApply(RaftBackend::batchReply);
   }
 
   /**

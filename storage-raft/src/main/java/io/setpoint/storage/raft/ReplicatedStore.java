@@ -1,5 +1,6 @@
 package io.setpoint.storage.raft;
 
+import io.setpoint.api.Ids;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.StorageException;
@@ -19,6 +20,7 @@ import io.setpoint.storage.raft.v1.BatchReply;
 import io.setpoint.storage.raft.v1.Failure;
 import io.setpoint.storage.raft.v1.Op;
 import io.setpoint.storage.raft.v1.Outcome;
+import io.setpoint.storage.raft.v1.Put;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -109,6 +111,25 @@ final class ReplicatedStore {
             requests.record(requestId, entry.resource());
           }
           return Outcome.newBuilder().setRevision(entry.revision()).setWritten(true).build();
+        }
+        case PUT -> {
+          Put put = op.getPut();
+          String requestId = op.getRequestId();
+          Resource earlier = requestId.isEmpty() ? null : requests.find(requestId, put.getResource().getId());
+          if (earlier != null) {
+            return Outcome.newBuilder().setRevision(current.revision()).setRepeated(earlier).build();
+          }
+          Fences.check(current, op.getFence());
+          Entry entry = current.put(put.getResource(), put.getUid(), put.getGeneration());
+          if (entry == null) {
+            Resource unchanged = current.read(Ids.withoutUid(put.getResource().getId()));
+            return Outcome.newBuilder().setRevision(current.revision()).setUnchanged(unchanged).build();
+          }
+          hub.publish(entry);
+          if (!requestId.isEmpty()) {
+            requests.record(requestId, entry.resource());
+          }
+          return Outcome.newBuilder().setRevision(entry.revision()).setStored(entry.resource()).build();
         }
         case DELETE -> {
           Fences.check(current, op.getFence());

@@ -14,6 +14,7 @@ import io.setpoint.storage.WatchCursor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -54,6 +55,11 @@ final class IsolatedView implements Backend {
   @Override
   public Resource writeCas(Resource resource, Fence fence, String requestId) {
     return out(shared.writeCas(in(resource), in(fence), requestId));
+  }
+
+  @Override
+  public CompletableFuture<Resource> putAsync(Resource resource, Fence fence, String requestId, String uid, String generation) {
+    return shared.putAsync(in(resource), in(fence), requestId, uid, generation).thenApply(this::out);
   }
 
   @Override

@@ -298,6 +298,25 @@ public final class ResourceIndex {
   }
 
   /**
+   * Applies a blind write decided over what is stored now; see {@link
+   * io.setpoint.storage.Backend#putAsync}.
+   *
+   * @return the new entry, or null when the write changes nothing
+   * @throws StorageException {@code UNDECIDED} when the stored state needs the caller's decision;
+   *     {@code GROUP_VERSION_MISMATCH} when the resource is stored under another group version
+   */
+  public Entry put(Resource input, String uid, String generation) {
+    Chain chain = heads.get(StoreKeys.of(input.getId()));
+    Entry head = chain == null ? null : chain.newest;
+    Resource live = head == null || head.deleted ? null : head.resource;
+    if (live != null) {
+      checkGroupVersion(input.getId(), live);
+    }
+    Resource next = BlindWriteRule.over(live, input, uid, generation);
+    return next == live ? null : write(next);
+  }
+
+  /**
    * {@code resource} at {@code version}, holding {@code live}'s objects where they are equal: its id,
    * owner and generation, and its data's type URL. The history keeps tens of thousands of versions,
    * and each held its own copies of the same strings, parsed afresh from its write, for every young

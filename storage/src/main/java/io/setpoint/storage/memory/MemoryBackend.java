@@ -1,5 +1,6 @@
 package io.setpoint.storage.memory;
 
+import io.setpoint.api.Ids;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
@@ -19,6 +20,7 @@ import io.setpoint.storage.engine.Query;
 import io.setpoint.storage.engine.ResourceIndex;
 import io.setpoint.storage.engine.WatchHub;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -72,6 +74,33 @@ public final class MemoryBackend implements Backend {
         requests.record(requestId, entry.resource());
       }
       return entry.resource();
+    } finally {
+      writer.unlock();
+    }
+  }
+
+  @Override
+  public CompletableFuture<Resource> putAsync(
+      Resource resource, Fence fence, String requestId, String uid, String generation) {
+    writer.lock();
+    try {
+      checkOpen();
+      Resource earlier = requestId.isEmpty() ? null : requests.find(requestId, resource.getId());
+      if (earlier != null) {
+        return CompletableFuture.completedFuture(earlier);
+      }
+      Fences.check(index, fence);
+      Entry entry = index.put(resource, uid, generation);
+      if (entry == null) {
+        return CompletableFuture.completedFuture(index.read(Ids.withoutUid(resource.getId())));
+      }
+      hub.publish(entry);
+      if (!requestId.isEmpty()) {
+        requests.record(requestId, entry.resource());
+      }
+      return CompletableFuture.completedFuture(entry.resource());
+    } catch (StorageException e) {
+      return CompletableFuture.failedFuture(e);
     } finally {
       writer.unlock();
     }

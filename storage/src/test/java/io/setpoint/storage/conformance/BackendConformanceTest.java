@@ -256,6 +256,94 @@ public abstract class BackendConformanceTest {
     names.forEach((t, n) -> assertThat(n).as("names in %s", t).isSorted());
   }
 
+  // ---- Blind writes decided by the store (putAsync): over whatever is stored as they apply.
+
+  /** A resource as a blind writer sends it: no version, generation or statuses. */
+  private static Resource blind(ID id, String text) {
+    return Resource.newBuilder().setId(id).putMetadata("origin", "blind").setData(data(text)).build();
+  }
+
+  private Resource put(Resource resource, String uid, String generation) throws Exception {
+    try {
+      return backend.putAsync(resource, Fence.getDefaultInstance(), "", uid, generation)
+          .get(timeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof StorageException s ? s : e;
+    }
+  }
+
+  @Test
+  void put_createsWithTheGivenUidAndGenerationAndUpdatesKeepingIdStatusesAndUnchangedGeneration() throws Exception {
+    String uid = newUid();
+    String generation = newUid();
+    Resource created = put(blind(id("a"), "one"), uid, generation);
+    assertThat(created.getId().getUid()).isEqualTo(uid);
+    assertThat(created.getGeneration()).isEqualTo(generation);
+    assertThat(revision(created)).isEqualTo(backend.revision());
+    assertThat(backend.read(Consistency.STRONG, id("a"))).isEqualTo(created);
+
+    // Statuses only change through their own writes; a blind write keeps them.
+    Resource withStatus = backend.writeCas(created.toBuilder()
+        .putStatus("test-controller", io.setpoint.api.v1.Status.newBuilder().setObservedGeneration(generation).build()).build());
+    Resource relabelled = put(blind(id("a"), "one").toBuilder().putMetadata("label", "x").build(), newUid(), newUid());
+    assertThat(relabelled.getId()).isEqualTo(created.getId());
+    assertThat(relabelled.getGeneration()).as("data unchanged: generation kept").isEqualTo(generation);
+    assertThat(relabelled.getStatusMap()).isEqualTo(withStatus.getStatusMap());
+    assertThat(relabelled.getMetadataMap()).containsEntry("label", "x");
+    assertThat(revision(relabelled)).isGreaterThan(revision(withStatus));
+
+    String nextGeneration = newUid();
+    Resource changedData = put(blind(id("a"), "two").toBuilder().putMetadata("label", "x").build(), newUid(), nextGeneration);
+    assertThat(changedData.getGeneration()).as("data changed: the given generation").isEqualTo(nextGeneration);
+    assertThat(text(changedData)).isEqualTo("two");
+    assertThat(changedData.getId().getUid()).isEqualTo(uid);
+  }
+
+  @Test
+  void put_thatChangesNothingStoresNothingAndAnswersTheStoredResource() throws Exception {
+    Resource created = put(blind(id("a"), "one"), newUid(), newUid());
+    long revision = backend.revision();
+    assertThat(put(blind(id("a"), "one"), newUid(), newUid())).isEqualTo(created);
+    assertThat(backend.revision()).as("nothing was written").isEqualTo(revision);
+  }
+
+  @Test
+  void put_concurrentWritersOfOneResourceAllSucceedAndTheLastAppliedWins() throws Exception {
+    List<Callable<Resource>> writers = new ArrayList<>();
+    for (int w = 0; w < 8; w++) {
+      String text = "writer-" + w;
+      writers.add(() -> put(blind(id("shared"), text), newUid(), newUid()));
+    }
+    Resource newest = null;
+    for (Resource stored : runConcurrently(writers)) {
+      if (newest == null || revision(stored) > revision(newest)) {
+        newest = stored;
+      }
+    }
+    assertThat(backend.read(Consistency.STRONG, id("shared"))).isEqualTo(newest);
+  }
+
+  @Test
+  void put_leavesUndecidedWhatNeedsTheCallersDecisionAndWritesNothing() throws Exception {
+    Resource owner = backend.writeCas(resource(id(GADGET, DEFAULT_TENANCY, "owner")));
+    long revision = backend.revision();
+    assertFails(Reason.UNDECIDED, () -> put(blind(id("child"), "x").toBuilder().setOwner(owner.getId()).build(), newUid(), newUid()));
+    assertFails(Reason.UNDECIDED, () -> put(blind(withUid(id("a"), newUid()), "x"), newUid(), newUid()));
+    assertThat(backend.revision()).as("nothing was written").isEqualTo(revision);
+
+    Resource stored = backend.writeCas(resource(id("a")));
+    revision = backend.revision();
+    assertFails(Reason.UNDECIDED, () -> put(blind(withUid(id("a"), newUid()), "x"), newUid(), newUid()));
+    assertFails(Reason.UNDECIDED, () -> put(blind(id("a"), "x").toBuilder().setOwner(owner.getId()).build(), newUid(), newUid()));
+    assertThat(backend.revision()).as("nothing was written").isEqualTo(revision);
+    Resource marked = backend.writeCas(stored.toBuilder()
+        .putMetadata(io.setpoint.api.Finalizers.KEY, "test/cleanup")
+        .putMetadata(io.setpoint.api.Finalizers.DELETION_TIMESTAMP, "2026-01-01T00:00:00Z").build());
+    assertFails(Reason.UNDECIDED, () -> put(blind(id("a"), "x"), newUid(), newUid()));
+    assertThat(backend.read(Consistency.STRONG, id("a"))).isEqualTo(marked);
+    assertFails(Reason.GROUP_VERSION_MISMATCH, () -> put(blind(withType(id("a"), WIDGET_V2), "x"), newUid(), newUid()));
+  }
+
   // ---- Health.
 
   @Test

@@ -101,6 +101,8 @@ public final class RaftBackend implements Backend, Replication {
   private static final Logger log = LoggerFactory.getLogger(RaftBackend.class);
   /** How often the Raft division is checked and, after its log failed, the data directory probed. */
   private static final Duration HEALTH_EVERY = Duration.ofSeconds(1);
+  /** How often the division's progress is looked at for {@link #health()} between questions. */
+  private static final Duration READINESS_EVERY = Duration.ofMillis(100);
   /** How long stopping watches for the Raft log to close, to wake its worker ({@link LogWorkerWakeup}). */
   private static final Duration LOG_CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
@@ -127,8 +129,9 @@ public final class RaftBackend implements Backend, Replication {
   private final Duration timeout;
   private final MemberHealth health;
   private final RaftActivity activity;
-  /** Runs {@link #health}'s checks and restarts, and the write batcher's deadline checks. */
+  /** Runs {@link #health}'s checks and restarts, the readiness looks, and the write batcher's deadline checks. */
   private final ScheduledExecutorService healthTimer;
+  private final ReadinessRule readiness;
   private volatile boolean closed;
 
   private RaftBackend(
@@ -154,6 +157,7 @@ public final class RaftBackend implements Backend, Replication {
     this.replies = replies;
     this.health = health;
     this.healthTimer = healthTimer;
+    this.readiness = new ReadinessRule(ReadinessRule.bound(config.tuning()), System::nanoTime);
     this.local = new LocalSubmitter(server, self);
     this.timeout = config.tuning().requestTimeout();
     RaftTuning t = config.tuning();
@@ -236,6 +240,9 @@ public final class RaftBackend implements Backend, Replication {
           replies, health, healthTimer, activity);
       forwarded.open(backend.writes, backend::isLeader);
       health.attach(server, group, RatisSettings.peerId(config.nodeName()), backend::stopWrites);
+      // Looks between questions too, so a stall is timed from when it began, not from the next probe.
+      healthTimer.scheduleWithFixedDelay(
+          () -> backend.lookAtProgress(), READINESS_EVERY.toMillis(), READINESS_EVERY.toMillis(), TimeUnit.MILLISECONDS);
       return backend;
     } catch (IOException e) {
       closeQuietly(server);
@@ -386,11 +393,27 @@ public final class RaftBackend implements Backend, Replication {
 
   /**
    * Not ok while this member's Raft log cannot be written (a full disk: until space is freed, when
-   * it resumes by itself) or after Raft stopped on it for good (until the agent is restarted).
+   * it resumes by itself), after Raft stopped on it for good (until the agent is restarted), and
+   * while it cannot commit or apply writes ({@link ReadinessRule}: no leader, cut off from the
+   * leader or from a majority, commits or applying stalled).
    */
   @Override
   public Health health() {
-    return closed ? Health.failing("the store is shut down") : health.health();
+    if (closed) {
+      return Health.failing("the store is shut down");
+    }
+    Health member = health.health();
+    Health progress = member.ok() ? lookAtProgress() : null;
+    return progress != null ? progress : member;
+  }
+
+  /** One look at the division for {@link #readiness}; null while the division is down. */
+  private Health lookAtProgress() {
+    try {
+      return readiness.observe(RaftProgress.of(server.getDivision(RatisSettings.GROUP_ID)));
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
   }
 
   // ---- Replication

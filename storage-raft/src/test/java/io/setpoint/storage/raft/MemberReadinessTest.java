@@ -1,0 +1,75 @@
+package io.setpoint.storage.raft;
+
+import static io.setpoint.storage.conformance.Fixtures.id;
+import static io.setpoint.storage.conformance.Fixtures.resource;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.setpoint.storage.Health;
+import io.setpoint.storage.engine.Limits;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@link RaftBackend#health()} of real members tells whether they can commit: a leader whose
+ * followers are stopped, with a write it cannot commit, and a follower whose leader and other
+ * follower are stopped, each fail within 2 s with a reason, and are healthy again once the
+ * members are back.
+ */
+@Timeout(120)
+class MemberReadinessTest {
+  /** What a leader without a majority may say: it first misses its followers, then may step down. */
+  private static final List<String> LEADER_ALONE = List.of("heard from only 1 of its 3 members", "cannot commit",
+      "no Raft leader known");
+  /** What a follower without a leader may say: it first misses the leader, then starts an election. */
+  private static final List<String> FOLLOWER_ALONE = List.of("no word from the Raft leader", "no Raft leader known");
+
+  @Test
+  void aLeaderThatCannotCommitFailsAndRecovers() {
+    try (TestCluster cluster = TestCluster.start(3, Limits.DEFAULT, TestCluster.FAST)) {
+      RaftBackend leader = cluster.awaitLeader();
+      leader.writeCas(resource(id("before")));
+      awaitHealthy(cluster.members());
+      List<String> followers = cluster.members().stream().filter(m -> m != leader).map(RaftBackend::nodeName).toList();
+
+      followers.forEach(cluster::stopMember);
+      // Uncommitted: it waits in the leader's log while nobody acknowledges it.
+      CompletableFuture<?> pending = CompletableFuture.runAsync(() -> leader.writeCas(resource(id("pending"))));
+      awaitFailing(leader, LEADER_ALONE);
+
+      followers.forEach(cluster::startMember);
+      awaitHealthy(cluster.members());
+      pending.exceptionally(e -> null).join();
+    }
+  }
+
+  @Test
+  void aFollowerCutOffFromItsLeaderFailsAndRecovers() {
+    try (TestCluster cluster = TestCluster.start(3, Limits.DEFAULT, TestCluster.FAST)) {
+      RaftBackend leader = cluster.awaitLeader();
+      leader.writeCas(resource(id("before")));
+      awaitHealthy(cluster.members());
+      RaftBackend follower = cluster.follower();
+      List<String> others = cluster.members().stream().filter(m -> m != follower).map(RaftBackend::nodeName).toList();
+
+      others.forEach(cluster::stopMember);
+      awaitFailing(follower, FOLLOWER_ALONE);
+
+      others.forEach(cluster::startMember);
+      awaitHealthy(cluster.members());
+    }
+  }
+
+  private static void awaitHealthy(List<RaftBackend> members) {
+    await().atMost(Duration.ofSeconds(30)).until(() -> members.stream().allMatch(m -> m.health().ok()));
+  }
+
+  /** Waits at most 2 s for {@code member} to fail with one of {@code reasons}. */
+  private static void awaitFailing(RaftBackend member, List<String> reasons) {
+    Health failing = await().atMost(Duration.ofSeconds(2)).until(member::health, h -> !h.ok());
+    assertThat(reasons).as("the reason %s", failing.reason()).anyMatch(failing.reason()::contains);
+  }
+}

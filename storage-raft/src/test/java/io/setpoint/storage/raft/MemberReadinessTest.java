@@ -7,20 +7,27 @@ import static org.awaitility.Awaitility.await;
 
 import io.setpoint.storage.Health;
 import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.raft.v1.Batch;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link RaftBackend#health()} of real members tells whether they can commit: a leader whose
- * followers are stopped, with a write it cannot commit, and a follower whose leader and other
- * follower are stopped, each fail within 2 s with a reason, and are healthy again once the
- * members are back.
+ * {@link RaftBackend#health()} of real members tells whether they can commit and apply: a leader
+ * whose followers are stopped, with a write it cannot commit, a follower whose leader and other
+ * follower are stopped, and a member whose applying is wedged, each fail within 2 s with a reason,
+ * and are healthy again once the members are back or applying goes on.
  */
 @Timeout(120)
 class MemberReadinessTest {
+  @TempDir Path dir;
+
   /** What a leader without a majority may say: it first misses its followers, then may step down. */
   private static final List<String> LEADER_ALONE = List.of("heard from only 1 of its 3 members", "cannot commit",
       "no Raft leader known");
@@ -29,10 +36,8 @@ class MemberReadinessTest {
 
   @Test
   void aLeaderThatCannotCommitFailsAndRecovers() {
-    try (TestCluster cluster = TestCluster.start(3, Limits.DEFAULT, TestCluster.FAST)) {
+    try (TestCluster cluster = healthyCluster()) {
       RaftBackend leader = cluster.awaitLeader();
-      leader.writeCas(resource(id("before")));
-      awaitHealthy(cluster.members());
       List<String> followers = cluster.members().stream().filter(m -> m != leader).map(RaftBackend::nodeName).toList();
 
       followers.forEach(cluster::stopMember);
@@ -48,10 +53,7 @@ class MemberReadinessTest {
 
   @Test
   void aFollowerCutOffFromItsLeaderFailsAndRecovers() {
-    try (TestCluster cluster = TestCluster.start(3, Limits.DEFAULT, TestCluster.FAST)) {
-      RaftBackend leader = cluster.awaitLeader();
-      leader.writeCas(resource(id("before")));
-      awaitHealthy(cluster.members());
+    try (TestCluster cluster = healthyCluster()) {
       RaftBackend follower = cluster.follower();
       List<String> others = cluster.members().stream().filter(m -> m != follower).map(RaftBackend::nodeName).toList();
 
@@ -61,6 +63,38 @@ class MemberReadinessTest {
       others.forEach(cluster::startMember);
       awaitHealthy(cluster.members());
     }
+  }
+
+  @Test
+  void aMemberWhoseApplyingIsWedgedFailsAndRecovers() {
+    CountDownLatch unwedged = new CountDownLatch(1);
+    // Ratis applies on one thread: holding it here wedges applying, as a stuck state machine would.
+    Consumer<Batch> wedge = batch -> {
+      if (batch.getOpsList().stream().anyMatch(op -> op.getWrite().getId().getName().equals("wedge"))) {
+        try {
+          unwedged.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    };
+    try (RaftBackend member = RaftBackend.start(TestCluster.solo(dir.resolve("data")), wedge)) {
+      await().atMost(TestCluster.STARTUP).until(() -> member.health().ok());
+      CompletableFuture<?> wedged = CompletableFuture.runAsync(() -> member.writeCas(resource(id("wedge"))));
+      awaitFailing(member, List.of("this member lags"));
+
+      unwedged.countDown();
+      wedged.join();
+      awaitHealthy(List.of(member));
+    }
+  }
+
+  /** Three members, each healthy once the first write is applied. */
+  private static TestCluster healthyCluster() {
+    TestCluster cluster = TestCluster.start(3, Limits.DEFAULT, TestCluster.FAST);
+    cluster.awaitLeader().writeCas(resource(id("before")));
+    awaitHealthy(cluster.members());
+    return cluster;
   }
 
   private static void awaitHealthy(List<RaftBackend> members) {

@@ -41,6 +41,13 @@ final class TestCluster implements AutoCloseable {
   /** Node names are unique in the JVM: Ratis registers a JMX bean per member name. */
   private static final java.util.concurrent.atomic.AtomicInteger CLUSTERS = new java.util.concurrent.atomic.AtomicInteger();
 
+  /** A one-member cluster's configuration in {@code dataDir}, on a free port, with {@link #FAST} tuning. */
+  static RaftConfig solo(Path dataDir) {
+    String name = "solo" + CLUSTERS.incrementAndGet();
+    int port = FreePorts.loopback();
+    return new RaftConfig(name, dataDir, port, Map.of(name, "127.0.0.1:" + port), Limits.DEFAULT, FAST);
+  }
+
   private final Path root;
   private final Map<String, String> peers = new LinkedHashMap<>();
   private final Map<String, RaftConfig> configs = new LinkedHashMap<>();

@@ -385,9 +385,22 @@ public final class RaftBackend implements Backend, Replication {
     return store.index().listByOwner(owner);
   }
 
+  /**
+   * A watch resumed from a revision this member has not applied yet first waits, up to the request
+   * timeout, until the member has applied everything committed: a member just restarted, or a
+   * follower behind, has not yet shown a revision that the leader (or it, before it stopped) sent.
+   * Only a revision still ahead then is refused with {@code FUTURE_REVISION}.
+   */
   @Override
   public WatchCursor watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
     checkOpen();
+    if (Long.compareUnsigned(sinceRevision, store.index().revision()) > 0) {
+      try {
+        catchUp();
+      } catch (StorageException e) {
+        // No leader to catch up with before the timeout: the revision is judged by what is applied.
+      }
+    }
     return store.watch(new Query(type, tenancy, namePrefix), sinceRevision);
   }
 

@@ -2,6 +2,8 @@ package io.setpoint.storage.raft;
 
 import static io.setpoint.storage.conformance.Fixtures.DEFAULT_TENANCY;
 import static io.setpoint.storage.conformance.Fixtures.WIDGET;
+import static io.setpoint.storage.conformance.Fixtures.id;
+import static io.setpoint.storage.conformance.Fixtures.resource;
 import static io.setpoint.storage.raft.MemberProcesses.readAcks;
 import static io.setpoint.storage.raft.MemberProcesses.reader;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -10,6 +12,7 @@ import static org.awaitility.Awaitility.await;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.WatchCursor;
+import io.setpoint.storage.engine.Limits;
 import io.setpoint.testkit.FreePorts;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
@@ -30,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A restarted member resumes a watch from a revision it sent before it stopped: after a SIGKILL
  * (it starts from its last periodic snapshot and replays the log after it) and after a graceful
  * stop (it snapshots as it stops, so nearly nothing is replayed). Either way the watch gets
- * exactly the changes after that revision, each once, with no gap.
+ * exactly the changes after that revision, each once, with no gap. A restarted member that has
+ * not yet caught up with a revision the leader sent catches up before it resumes a watch there.
  */
 class WatchResumeAfterRestartTest {
   @TempDir Path dir;
@@ -67,6 +72,35 @@ class WatchResumeAfterRestartTest {
     // Stopped gracefully, the member snapshots as it stops: the history must be in that snapshot.
     try (RaftBackend member = started(data, port, acked)) {
       assertThat(resume(member, from)).isEqualTo(afterKill);
+    }
+  }
+
+  @Test
+  void aMemberBehindTheRevisionAWatchResumesFromCatchesUpFirst() throws Exception {
+    try (TestCluster cluster = TestCluster.start(3, Limits.DEFAULT, TestCluster.FAST)) {
+      RaftBackend leader = cluster.awaitLeader();
+      leader.writeCas(resource(id("seen-by-all")));
+      String behind = cluster.follower().nodeName();
+      await().atMost(Duration.ofSeconds(10)).until(() -> cluster.member(behind).revision() == leader.revision());
+      cluster.stopMember(behind);
+      long sent = Long.parseLong(leader.writeCas(resource(id("missed"))).getVersion());
+      List<String> others = cluster.members().stream().map(RaftBackend::nodeName).toList();
+      others.forEach(cluster::stopMember);
+
+      // Alone, the member cannot hear of the revision the watcher holds until the others are back.
+      RaftBackend restarted = cluster.startMember(behind);
+      assertThat(restarted.revision()).isLessThan(sent);
+      CompletableFuture<WatchCursor> resumed =
+          CompletableFuture.supplyAsync(() -> restarted.watch(WIDGET, DEFAULT_TENANCY, "", sent));
+      others.forEach(cluster::startMember);
+
+      try (WatchCursor watch = resumed.get(30, TimeUnit.SECONDS)) {
+        Resource next = await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+            .until(() -> cluster.awaitLeader().writeCas(resource(id("after"))), r -> true);
+        WatchEvent event = watch.poll(Duration.ofSeconds(10));
+        assertThat(event.getRevision()).isEqualTo(sent + 1);
+        assertThat(event.getUpsert().getResource()).isEqualTo(next);
+      }
     }
   }
 

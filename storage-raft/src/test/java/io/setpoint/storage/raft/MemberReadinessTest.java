@@ -38,7 +38,7 @@ class MemberReadinessTest {
   void aLeaderThatCannotCommitFailsAndRecovers() {
     try (TestCluster cluster = healthyCluster()) {
       RaftBackend leader = cluster.awaitLeader();
-      List<String> followers = cluster.members().stream().filter(m -> m != leader).map(RaftBackend::nodeName).toList();
+      List<String> followers = othersThan(cluster, leader);
 
       followers.forEach(cluster::stopMember);
       // Uncommitted: it waits in the leader's log while nobody acknowledges it.
@@ -55,7 +55,7 @@ class MemberReadinessTest {
   void aFollowerCutOffFromItsLeaderFailsAndRecovers() {
     try (TestCluster cluster = healthyCluster()) {
       RaftBackend follower = cluster.follower();
-      List<String> others = cluster.members().stream().filter(m -> m != follower).map(RaftBackend::nodeName).toList();
+      List<String> others = othersThan(cluster, follower);
 
       others.forEach(cluster::stopMember);
       awaitFailing(follower, FOLLOWER_ALONE);
@@ -95,6 +95,11 @@ class MemberReadinessTest {
     cluster.awaitLeader().writeCas(resource(id("before")));
     awaitHealthy(cluster.members());
     return cluster;
+  }
+
+  /** The names of the members of {@code cluster} but {@code member}. */
+  private static List<String> othersThan(TestCluster cluster, RaftBackend member) {
+    return cluster.members().stream().filter(m -> m != member).map(RaftBackend::nodeName).toList();
   }
 
   private static void awaitHealthy(List<RaftBackend> members) {

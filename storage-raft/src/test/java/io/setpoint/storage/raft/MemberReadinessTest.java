@@ -92,7 +92,7 @@ class MemberReadinessTest {
   /** Three members, each healthy once the first write is applied. */
   private static TestCluster healthyCluster() {
     TestCluster cluster = TestCluster.start(3, Limits.DEFAULT, TestCluster.FAST);
-    cluster.awaitLeader().writeCas(resource(id("before")));
+    cluster.writeNew("before");
     awaitHealthy(cluster.members());
     return cluster;
   }

@@ -16,7 +16,8 @@ import java.util.function.Supplier;
  * The closed-loop write generator. Each of {@code clients} platform threads owns
  * {@code keysPerClient} keys and writes them in turn, one write at a time: it sends the next write
  * as soon as the previous one is answered. No two clients write the same key, so a CAS only
- * conflicts if something else writes the key.
+ * conflicts if something else writes the key; unless the keys are {@linkplain Options#sharedKeys
+ * shared}, when every client writes the same ones.
  *
  * <p>{@link #prepare} writes each key once (blind, in parallel, not timed), so the measured writes
  * update existing keys and each client knows every key's version. Then each {@link #run} of an
@@ -46,8 +47,16 @@ public final class WriteLoad {
    *
    * @param clients closed-loop clients (threads), spread round-robin over the endpoints
    * @param keysPerClient keys each client owns and cycles through
+   * @param sharedKeys whether every client cycles through the same {@code keysPerClient} keys
+   *     instead, each from its own starting key, so that writers of one key race each other (a
+   *     compare-and-swap that loses counts as failed)
    */
-  public record Options(int clients, int keysPerClient, Duration warmup, Duration duration) {
+  public record Options(int clients, int keysPerClient, boolean sharedKeys, Duration warmup, Duration duration) {
+    /** Keys of each client's own. */
+    public Options(int clients, int keysPerClient, Duration warmup, Duration duration) {
+      this(clients, keysPerClient, false, warmup, duration);
+    }
+
     public Options {
       if (clients <= 0) {
         throw new IllegalArgumentException("clients must be positive, was " + clients);
@@ -73,7 +82,7 @@ public final class WriteLoad {
   public static WriteLoad prepare(Target target, Options options) throws InterruptedException {
     List<Client> clients = new ArrayList<>();
     for (int c = 0; c < options.clients(); c++) {
-      clients.add(new Client(target.writer(c), c, options.keysPerClient()));
+      clients.add(new Client(target.writer(c), c, options.keysPerClient(), options.sharedKeys()));
     }
     AtomicReference<Throwable> failure = new AtomicReference<>();
     List<Thread> threads = new ArrayList<>();
@@ -255,14 +264,15 @@ public final class WriteLoad {
     private long seq;
     private int next;
 
-    Client(Target.Writer writer, int index, int keyCount) {
+    Client(Target.Writer writer, int index, int keyCount, boolean shared) {
       this.writer = writer;
       this.index = index;
       this.keys = new String[keyCount];
       this.versions = new long[keyCount];
       for (int k = 0; k < keyCount; k++) {
-        keys[k] = String.format(Locale.ROOT, "c%03d-k%04d", index, k);
+        keys[k] = shared ? String.format(Locale.ROOT, "shared-k%04d", k) : String.format(Locale.ROOT, "c%03d-k%04d", index, k);
       }
+      this.next = shared ? index % keyCount : 0;
     }
 
     void prepare() {

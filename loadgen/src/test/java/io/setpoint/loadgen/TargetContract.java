@@ -25,6 +25,15 @@ abstract class TargetContract {
   }
 
   @Test
+  void blindWritesOfKeysEveryClientSharesAllSucceed() throws InterruptedException {
+    Result result = WriteLoad.run(target(), Op.PUT,
+        new WriteLoad.Options(4, 3, true, SHORT.warmup(), SHORT.duration()));
+
+    assertMeasuredWithoutErrors(result, Op.PUT);
+    assertThat(target().writer(0).version("shared-k0002")).as("a shared key's version").isPositive();
+  }
+
+  @Test
   void aCasOnAStaleVersionIsAConflictAndTheVersionCanBeReadBack() {
     Target.Writer writer = target().writer(0);
     long first = writer.put("conflict-probe", 1);

@@ -69,6 +69,11 @@ final class WritesBench implements Callable<Integer> {
       description = "Keys per client, written in turn; each is written once before the runs (default: ${DEFAULT-VALUE}).")
   private int keys;
 
+  @Option(names = "-shared-keys",
+      description = "Every client writes the same -keys keys, each from its own first key, instead of keys of its "
+          + "own: blind writers of one key race each other (a compare-and-swap that loses counts as failed).")
+  private boolean sharedKeys;
+
   @Option(names = "-warmup", paramLabel = "TIME", defaultValue = "60s", converter = DurationConverter.class,
       description = "Load before measuring, e.g. 2m or 500ms (default: ${DEFAULT-VALUE}). The agents' JIT "
           + "compiles for a minute or more on a 2-core machine; shorter warm-ups measure the compiler.")
@@ -150,7 +155,7 @@ final class WritesBench implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     validate();
     PrintWriter out = spec.commandLine().getOut();
-    WriteLoad.Options options = new WriteLoad.Options(clients, keys, warmup, duration);
+    WriteLoad.Options options = new WriteLoad.Options(clients, keys, sharedKeys, warmup, duration);
     boolean runEtcd = etcd.runs();
     String etcdLabel = etcd.label();
     String setpointLabel = (setpointMode == AgentProcess.Mode.DEV ? "setpoint dev (memory)" : "setpoint (raft)")
@@ -299,7 +304,7 @@ final class WritesBench implements Callable<Integer> {
       }
       long t0 = System.nanoTime();
       WriteLoad load = WriteLoad.prepare(target, options);
-      out.printf(Locale.ROOT, "  wrote the %d initial keys in %.1f s, %.1f s after launch%n",
+      out.printf(Locale.ROOT, "  wrote the initial keys (%d writes) in %.1f s, %.1f s after launch%n",
           options.clients() * options.keysPerClient(), (System.nanoTime() - t0) / 1e9,
           (System.nanoTime() - launched) / 1e9);
       if (!first.isZero()) {

@@ -49,7 +49,9 @@ class FatalApplyAgentTest {
     int raftPort = FreePorts.loopback();
     RaftConfig config = RaftConfig.of("fatal1", dataDir, raftPort, Map.of("fatal1", "127.0.0.1:" + raftPort));
     RaftBackend store = RaftBackend.start(config, batch -> {
-      if (batch.getOpsList().stream().anyMatch(op -> op.getWrite().getId().getName().equals("poison"))) {
+      // A blind write travels as a put, a write with a version as a compare-and-swap write.
+      if (batch.getOpsList().stream()
+          .anyMatch(op -> (op.hasPut() ? op.getPut().getResource() : op.getWrite()).getId().getName().equals("poison"))) {
         throw new OutOfMemoryError("injected into applying");
       }
     });

@@ -806,9 +806,10 @@ public final class Agent implements AutoCloseable {
     }
 
     /**
-     * Ready once started, with a store that works, this member in the cluster with a Raft leader
-     * known (on a replicated store) and the caches of the controllers that run here primed;
-     * otherwise 503 saying what it waits for.
+     * Ready once started, with a store that can take writes (on a replicated store: one that can
+     * commit and apply them, see its health), this member in the cluster with a Raft leader known
+     * and the caches of the controllers that run here primed; otherwise 503 saying what it waits
+     * for.
      */
     private static HttpResponse readiness(boolean started, Backend store, Replication replication, Manager manager) {
       Health health = started ? store.health() : Health.failing("starting");

@@ -55,6 +55,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 
 /**
  * The resource service's behaviour, independent of transport: the gRPC service and the HTTP
@@ -67,6 +68,10 @@ public final class ResourceHandler {
   private static final int SHARD_SCAN_PAGES = 16;
   /** Stands for a stored value in an error message to a caller that may not read the resource. */
   static final String HIDDEN = "<shown only with read permission>";
+
+  /** Where {@link #write} runs the work that waits on the store once a commit has answered. */
+  private static final Executor FOLLOW_UPS =
+      Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("setpoint-write-follow-up-", 0).factory());
 
   private final Registry registry;
   private final Backend backend;
@@ -133,9 +138,11 @@ public final class ResourceHandler {
   }
 
   public WriteResponse write(Authorizer authz, WriteRequest req) {
-    // The same steps as writeAsync, all in this thread but for what completes in the store's own.
+    // The same steps as writeAsync. What waits on the store after its future completed runs on a
+    // virtual thread, not inline: the store may complete it on a thread that must not block (a
+    // replicated store's connection to the leader), and a read there may wait for that very thread.
     try {
-      return writeAsync(authz, req, Runnable::run).join();
+      return writeAsync(authz, req, FOLLOW_UPS).join();
     } catch (CompletionException e) {
       switch (Errors.unwrapped(e)) {
         case RuntimeException cause -> throw cause;

@@ -17,6 +17,11 @@ import org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder;
  * in the member's metadata file); the reply goes out once the log worker has written them. Every
  * other call of Ratis's transport keeps the executor: a vote writes and syncs the member's
  * metadata, a snapshot copies files.
+ *
+ * <p>gRPC asks for a call's executor only once it has looked the call up, and it does that on its
+ * own executor; that thread starts the call and also runs the messages that arrived meanwhile
+ * (often a stream's first heartbeat) before it lets go. Every message after those runs on the I/O
+ * thread.
  */
 final class InlineAppends implements GrpcServices.Customizer, ServerCallExecutorSupplier {
   private static final String APPEND_ENTRIES =

@@ -81,7 +81,10 @@ import org.slf4j.LoggerFactory;
  *       enabled).
  *   <li>A watch is notified only after its change is readable here. When this member is brought up
  *       to date by a snapshot from the leader instead of the log, its watches close with {@code
- *       WATCH_CLOSED} and resuming them fails with {@code COMPACTED}: list or watch afresh.
+ *       WATCH_CLOSED}; they resume from their last revision, as far back as the history the
+ *       snapshot retained (older fails with {@code COMPACTED}: list or watch afresh). A snapshot
+ *       carries the retained history, so a restarted member resumes watches from the revisions it
+ *       retained before it stopped.
  * </ul>
  *
  * <p>A write that times out or loses its leader mid-way fails with {@code UNAVAILABLE}; it may
@@ -98,6 +101,8 @@ public final class RaftBackend implements Backend, Replication {
   private static final Logger log = LoggerFactory.getLogger(RaftBackend.class);
   /** How often the Raft division is checked and, after its log failed, the data directory probed. */
   private static final Duration HEALTH_EVERY = Duration.ofSeconds(1);
+  /** How often the division's progress is looked at for {@link #health()} between questions. */
+  private static final Duration READINESS_EVERY = Duration.ofMillis(100);
   /** How long stopping watches for the Raft log to close, to wake its worker ({@link LogWorkerWakeup}). */
   private static final Duration LOG_CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
@@ -124,8 +129,9 @@ public final class RaftBackend implements Backend, Replication {
   private final Duration timeout;
   private final MemberHealth health;
   private final RaftActivity activity;
-  /** Runs {@link #health}'s checks and restarts, and the write batcher's deadline checks. */
+  /** Runs {@link #health}'s checks and restarts, the readiness looks, and the write batcher's deadline checks. */
   private final ScheduledExecutorService healthTimer;
+  private final ReadinessRule readiness;
   private volatile boolean closed;
 
   private RaftBackend(
@@ -151,6 +157,7 @@ public final class RaftBackend implements Backend, Replication {
     this.replies = replies;
     this.health = health;
     this.healthTimer = healthTimer;
+    this.readiness = new ReadinessRule(ReadinessRule.bound(config.tuning()), System::nanoTime);
     this.local = new LocalSubmitter(server, self);
     this.timeout = config.tuning().requestTimeout();
     RaftTuning t = config.tuning();
@@ -233,6 +240,9 @@ public final class RaftBackend implements Backend, Replication {
           replies, health, healthTimer, activity);
       forwarded.open(backend.writes, backend::isLeader);
       health.attach(server, group, RatisSettings.peerId(config.nodeName()), backend::stopWrites);
+      // Looks between questions too, so a stall is timed from when it began, not from the next probe.
+      healthTimer.scheduleWithFixedDelay(
+          () -> backend.lookAtProgress(), READINESS_EVERY.toMillis(), READINESS_EVERY.toMillis(), TimeUnit.MILLISECONDS);
       return backend;
     } catch (IOException e) {
       closeQuietly(server);
@@ -375,19 +385,48 @@ public final class RaftBackend implements Backend, Replication {
     return store.index().listByOwner(owner);
   }
 
+  /**
+   * A watch resumed from a revision this member has not applied yet first waits, up to the request
+   * timeout, until the member has applied everything committed: a member just restarted, or a
+   * follower behind, has not yet shown a revision that the leader (or it, before it stopped) sent.
+   * Only a revision still ahead then is refused with {@code FUTURE_REVISION}.
+   */
   @Override
   public WatchCursor watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
     checkOpen();
+    if (Long.compareUnsigned(sinceRevision, store.index().revision()) > 0) {
+      try {
+        catchUp();
+      } catch (StorageException e) {
+        // No leader to catch up with before the timeout: the revision is judged by what is applied.
+      }
+    }
     return store.watch(new Query(type, tenancy, namePrefix), sinceRevision);
   }
 
   /**
    * Not ok while this member's Raft log cannot be written (a full disk: until space is freed, when
-   * it resumes by itself) or after Raft stopped on it for good (until the agent is restarted).
+   * it resumes by itself), after Raft stopped on it for good (until the agent is restarted), and
+   * while it cannot commit or apply writes ({@link ReadinessRule}: no leader, cut off from the
+   * leader or from a majority, commits or applying stalled).
    */
   @Override
   public Health health() {
-    return closed ? Health.failing("the store is shut down") : health.health();
+    if (closed) {
+      return Health.failing("the store is shut down");
+    }
+    Health member = health.health();
+    Health progress = member.ok() ? lookAtProgress() : null;
+    return progress != null ? progress : member;
+  }
+
+  /** One look at the division for {@link #readiness}; null while the division is down. */
+  private Health lookAtProgress() {
+    try {
+      return readiness.observe(RaftProgress.of(server.getDivision(RatisSettings.GROUP_ID)));
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
   }
 
   // ---- Replication

@@ -13,6 +13,7 @@ import io.setpoint.storage.engine.Fences;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.storage.engine.Query;
 import io.setpoint.storage.engine.ResourceIndex;
+import io.setpoint.storage.engine.RetainedHistory;
 import io.setpoint.storage.engine.WatchHub;
 import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
@@ -182,12 +183,14 @@ final class ReplicatedStore {
   }
 
   /**
-   * Replaces the whole state with a snapshot's and closes every watch: their consumers saw a
-   * history this member no longer has, and resuming before {@code revision} is {@code COMPACTED},
-   * so they list or watch afresh. The store then reflects the log up to {@code logIndex}.
+   * Replaces the whole state with a snapshot's and closes every watch: their consumers resume
+   * from their last revision, which works as long as the snapshot's {@code history} retains it
+   * (older is {@code COMPACTED}, and they list or watch afresh). The store then reflects the log up
+   * to {@code logIndex}.
    */
-  void restore(long revision, List<Resource> resources, List<Applied> remembered, long logIndex) {
-    ResourceIndex restored = ResourceIndex.restore(limits, revision, resources);
+  void restore(
+      long revision, List<Resource> resources, List<Applied> remembered, RetainedHistory history, long logIndex) {
+    ResourceIndex restored = ResourceIndex.restore(limits, revision, resources, history);
     AppliedRequests restoredRequests = AppliedRequests.of(remembered);
     writer.lock();
     try {
@@ -196,7 +199,8 @@ final class ReplicatedStore {
       hub.closeAll(
           "this member's state was replaced by a snapshot at revision "
               + revision
-              + "; events before it are gone, so list or watch afresh");
+              + "; resume from the last revision received, or list or watch afresh if that is older than "
+              + history.floor());
     } finally {
       writer.unlock();
     }

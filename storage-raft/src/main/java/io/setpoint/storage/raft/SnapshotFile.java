@@ -4,7 +4,9 @@ import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.engine.AppliedRequests.Applied;
+import io.setpoint.storage.engine.RetainedHistory;
 import io.setpoint.storage.raft.v1.AppliedRequest;
+import io.setpoint.storage.raft.v1.RetainedChange;
 import io.setpoint.storage.raft.v1.SnapshotHeader;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -26,22 +28,26 @@ import org.apache.ratis.util.MD5FileUtil;
 /**
  * The layout of a snapshot file: a length-delimited {@link SnapshotHeader}, then exactly {@code
  * count} length-delimited resources and {@code requests} length-delimited {@link AppliedRequest}s,
+ * then {@code bases} resources and {@code changes} {@link RetainedChange}s (the retained history),
  * then the end of the file. A file that ends early or late is rejected rather than half-loaded.
+ * Files of format 1, written before the history was kept, are read as retaining none.
  */
 final class SnapshotFile {
-  static final int FORMAT = 1;
+  static final int FORMAT = 2;
+  private static final int WITHOUT_HISTORY = 1;
   private static final int BUFFER = 1 << 16;
   /** The suffix of a snapshot file while it is being written. */
   private static final String TEMPORARY = ".writing";
 
   /**
-   * What a snapshot holds: the store revision, the live resources then, and the writes with a
-   * request id the store remembered, oldest first.
+   * What a snapshot holds: the store revision, the live resources then, the writes with a request
+   * id the store remembered, oldest first, and the history it retained, so that watches resume
+   * across a restart.
    */
-  record Contents(long revision, List<Resource> resources, List<Applied> requests) {
-    /** A snapshot that remembers no request. */
+  record Contents(long revision, List<Resource> resources, List<Applied> requests, RetainedHistory history) {
+    /** A snapshot that remembers no request and retains no history. */
     Contents(long revision, List<Resource> resources) {
-      this(revision, resources, List.of());
+      this(revision, resources, List.of(), RetainedHistory.none(revision));
     }
   }
 
@@ -61,6 +67,9 @@ final class SnapshotFile {
             .setRevision(contents.revision())
             .setCount(contents.resources().size())
             .setRequests(contents.requests().size())
+            .setFloor(contents.history().floor())
+            .setBases(contents.history().bases().size())
+            .setChanges(contents.history().changes().size())
             .build();
     try {
       try (FileChannel channel =
@@ -75,6 +84,17 @@ final class SnapshotFile {
           AppliedRequest.newBuilder()
               .setRequestId(applied.requestId())
               .setStored(applied.stored())
+              .build()
+              .writeDelimitedTo(out);
+        }
+        for (Resource base : contents.history().bases()) {
+          base.writeDelimitedTo(out);
+        }
+        for (RetainedHistory.Change change : contents.history().changes()) {
+          RetainedChange.newBuilder()
+              .setRevision(change.revision())
+              .setResource(change.resource())
+              .setDeleted(change.deleted())
               .build()
               .writeDelimitedTo(out);
         }
@@ -125,17 +145,25 @@ final class SnapshotFile {
   static Contents read(Path file) throws IOException {
     try (InputStream in = new BufferedInputStream(Files.newInputStream(file), BUFFER)) {
       SnapshotHeader header = SnapshotHeader.parseDelimitedFrom(in);
-      if (header == null || header.getFormat() != FORMAT) {
-        throw new IOException(file + " is not a snapshot of format " + FORMAT + ": " + header);
+      if (header == null || (header.getFormat() != FORMAT && header.getFormat() != WITHOUT_HISTORY)) {
+        throw new IOException(file + " is not a snapshot of format " + WITHOUT_HISTORY + " or " + FORMAT + ": " + header);
       }
       List<Resource> resources = readDelimited(in, file, header.getCount(), "resources", Resource.parser());
       List<Applied> requests = readDelimited(in, file, header.getRequests(), "requests", AppliedRequest.parser())
           .stream().map(r -> new Applied(r.getRequestId(), r.getStored())).toList();
-      if (in.read() != -1) {
-        throw new IOException(file + " holds more than its " + resources.size() + " resources and "
-            + requests.size() + " requests");
+      RetainedHistory history = RetainedHistory.none(header.getRevision());
+      if (header.getFormat() == FORMAT) {
+        List<Resource> bases = readDelimited(in, file, header.getBases(), "bases", Resource.parser());
+        List<RetainedHistory.Change> changes = readDelimited(in, file, header.getChanges(), "changes",
+            RetainedChange.parser()).stream()
+            .map(c -> new RetainedHistory.Change(c.getRevision(), c.getResource(), c.getDeleted())).toList();
+        history = new RetainedHistory(header.getFloor(), bases, changes);
       }
-      return new Contents(header.getRevision(), resources, requests);
+      if (in.read() != -1) {
+        throw new IOException(file + " holds more than its " + resources.size() + " resources, "
+            + requests.size() + " requests and " + history.changes().size() + " retained changes");
+      }
+      return new Contents(header.getRevision(), resources, requests, history);
     }
   }
 

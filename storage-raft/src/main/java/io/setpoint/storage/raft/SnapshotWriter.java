@@ -4,6 +4,7 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.engine.AppliedRequests.Applied;
 import io.setpoint.storage.engine.ResourceIndex;
+import io.setpoint.storage.engine.RetainedHistory;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -29,7 +30,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes the state machine's snapshots on a thread of their own, so that applying goes on while
- * one is written. The apply thread only notes the revision and log position; the writer reads the
+ * one is written. The apply thread only notes the revision and log position and copies the
+ * references of the retained history (whose entries never change once made); the writer reads the
  * store as of that revision from its version chains ({@link ResourceIndex#forEachLiveAt}), which
  * later writes leave alone. If the history that revision needs is cut before the walk ends (writes
  * outran the writer), the next snapshot copies the live set on the apply thread instead, as a
@@ -90,11 +92,12 @@ final class SnapshotWriter implements AutoCloseable {
       index.forEachLive(copied::add);
     }
     List<Resource> live = copied;
-    // A copy of references, a fraction of a millisecond even when it holds its most.
+    // Copies of references, a fraction of a millisecond (the history a few) even when they hold their most.
     List<Applied> requests = store.requests();
+    RetainedHistory history = index.retainedHistory();
     long started = System.nanoTime();
     writing = CompletableFuture.runAsync(
-        () -> write(last, index, revision, live, requests, file, started), executor);
+        () -> write(last, index, revision, live, requests, history, file, started), executor);
     return RaftLog.INVALID_LOG_INDEX;
   }
 
@@ -104,6 +107,7 @@ final class SnapshotWriter implements AutoCloseable {
       long revision,
       List<Resource> copied,
       List<Applied> requests,
+      RetainedHistory history,
       File file,
       long started) {
     List<Resource> live = copied;
@@ -121,7 +125,7 @@ final class SnapshotWriter implements AutoCloseable {
     copyOnApplyThread = false;
     try {
       // On failure (a full disk, say) this removes its temporary file and leaves any earlier one.
-      SnapshotFile.write(file.toPath(), new SnapshotFile.Contents(revision, live, requests));
+      SnapshotFile.write(file.toPath(), new SnapshotFile.Contents(revision, live, requests, history));
       MD5Hash md5;
       try {
         md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);

@@ -262,7 +262,7 @@ final class StoreStateMachine extends BaseStateMachine {
   private void restore(SingleFileSnapshotInfo snapshot, SnapshotFile.Contents contents) {
     latestSnapshot = snapshot;
     storage.updateLatestSnapshot(snapshot);
-    store.restore(contents.revision(), contents.resources(), contents.requests(), snapshot.getIndex());
+    store.restore(contents.revision(), contents.resources(), contents.requests(), contents.history(), snapshot.getIndex());
     setLastAppliedTermIndex(snapshot.getTermIndex());
     log.info(
         "loaded a snapshot of {} resources at revision {} as of log {}",

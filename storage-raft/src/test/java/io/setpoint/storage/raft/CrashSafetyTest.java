@@ -1,17 +1,13 @@
 package io.setpoint.storage.raft;
 
+import static io.setpoint.storage.raft.MemberProcesses.readAcks;
+import static io.setpoint.storage.raft.MemberProcesses.reader;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.setpoint.testkit.FreePorts;
 import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -25,25 +21,6 @@ import org.junit.jupiter.api.io.TempDir;
 class CrashSafetyTest {
   @TempDir Path dir;
 
-  private final List<Process> processes = new ArrayList<>();
-
-  private Process member(String mode, Path dataDir, int port) throws IOException {
-    String java = ProcessHandle.current().info().command().orElse("java");
-    Process p =
-        new ProcessBuilder(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                MemberProcess.class.getName(),
-                mode,
-                dataDir.toString(),
-                Integer.toString(port))
-            .redirectError(dir.resolve(mode + "-" + processes.size() + ".log").toFile())
-            .start();
-    processes.add(p);
-    return p;
-  }
-
   @Test
   // A separate thread, so that the timeout also ends a read blocked on a child's output.
   @Timeout(value = 90, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -51,15 +28,15 @@ class CrashSafetyTest {
     Path data = dir.resolve("data");
     int port = FreePorts.loopback();
     Map<String, String> acked = new HashMap<>();
-    try {
+    try (MemberProcesses members = new MemberProcesses(dir)) {
       for (int round = 0; round < 3; round++) {
-        Process writer = member("write", data, port);
-        readAcks(writer, acked, 300 * (round + 1));
+        Process writer = members.start("write", data, port);
+        readAcks(reader(writer), acked, 300 * (round + 1));
         writer.destroyForcibly(); // SIGKILL: no shutdown hook, no flush, no snapshot on stop
         assertThat(writer.waitFor(20, TimeUnit.SECONDS)).isTrue();
       }
 
-      Process dump = member("dump", data, port);
+      Process dump = members.start("dump", data, port);
       Map<String, String> stored = new HashMap<>();
       try (BufferedReader in = reader(dump)) {
         String line;
@@ -72,23 +49,6 @@ class CrashSafetyTest {
       assertThat(dump.waitFor(20, TimeUnit.SECONDS)).isTrue();
       assertThat(acked).hasSizeGreaterThanOrEqualTo(900);
       assertThat(stored).containsAllEntriesOf(acked);
-    } finally {
-      processes.forEach(Process::destroyForcibly);
     }
-  }
-
-  /** Reads acknowledgements until {@code total} writes in all were acknowledged. */
-  private static void readAcks(Process writer, Map<String, String> acked, int total) throws IOException {
-    BufferedReader in = reader(writer);
-    while (acked.size() < total) {
-      String line = in.readLine();
-      assertThat(line).as("the writer exited before %d acknowledgements", total).isNotNull();
-      String[] parts = line.split(" ");
-      acked.put(parts[1], parts[2]);
-    }
-  }
-
-  private static BufferedReader reader(Process p) {
-    return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
   }
 }

@@ -42,12 +42,6 @@ class MemberHealthTest {
 
   @TempDir Path dir;
 
-  private static RaftConfig config(Path dataDir) {
-    String name = "health" + MEMBERS.incrementAndGet();
-    int port = FreePorts.loopback();
-    return new RaftConfig(name, dataDir, port, Map.of(name, "127.0.0.1:" + port), Limits.DEFAULT, TestCluster.FAST);
-  }
-
   private static RaftBackend start(RaftConfig config, Consumer<Batch> beforeApply) {
     RaftBackend member = RaftBackend.start(config, beforeApply);
     await().atMost(TestCluster.STARTUP).until(member::isLeader);
@@ -68,7 +62,7 @@ class MemberHealthTest {
     try (Tmpfs disk = Tmpfs.mount(dir, 64)) {
       Path dataDir = disk.path().resolve("data");
       Path filler = disk.path().resolve("filler");
-      try (RaftBackend member = start(config(dataDir), batch -> {})) {
+      try (RaftBackend member = start(TestCluster.solo(dataDir), batch -> {})) {
         List<Resource> acknowledged = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
           acknowledged.add(member.writeCas(resource(id("before-" + i))));
@@ -172,7 +166,7 @@ class MemberHealthTest {
 
   @Test
   void aStateMachineThatDiesMakesTheMemberFailWritesFastAndSayWhy() {
-    try (RaftBackend member = start(config(dir.resolve("data")), batch -> {
+    try (RaftBackend member = start(TestCluster.solo(dir.resolve("data")), batch -> {
       if (batch.getOpsList().stream().anyMatch(op -> op.getWrite().getId().getName().equals("poison"))) {
         throw new OutOfMemoryError("injected into applying");
       }
@@ -198,7 +192,7 @@ class MemberHealthTest {
   @Test
   void aSnapshotLeftHalfWrittenByACrashIsDeletedAtStart() throws Exception {
     Path dataDir = dir.resolve("data");
-    RaftConfig config = config(dataDir);
+    RaftConfig config = TestCluster.solo(dataDir);
     Path smDir;
     try (RaftBackend member = start(config, batch -> {})) {
       member.writeCas(resource(id("a")));

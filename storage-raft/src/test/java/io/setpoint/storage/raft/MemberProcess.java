@@ -26,13 +26,16 @@ final class MemberProcess {
 
   static final RaftTuning TUNING = TestCluster.FAST.withSnapshots(64, 4096);
 
+  /** The member's configuration, for starting it again in the test's JVM. */
+  static RaftConfig config(Path dataDir, int port) {
+    return new RaftConfig("solo", dataDir, port, Map.of("solo", "127.0.0.1:" + port), Limits.DEFAULT, TUNING);
+  }
+
   public static void main(String[] args) throws Exception {
     String mode = args[0];
     Path dataDir = Path.of(args[1]);
     int port = Integer.parseInt(args[2]);
-    RaftConfig config =
-        new RaftConfig("solo", dataDir, port, Map.of("solo", "127.0.0.1:" + port), Limits.DEFAULT, TUNING);
-    RaftBackend backend = RaftBackend.start(config);
+    RaftBackend backend = RaftBackend.start(config(dataDir, port));
     PrintStream out = System.out;
     if (mode.equals("write")) {
       // Names unique to this run: a restarted writer must not re-create what an earlier one did.

@@ -14,6 +14,7 @@ import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.WatchCursor;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.storage.engine.Query;
+import io.setpoint.storage.engine.RetainedHistory;
 import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
 import io.setpoint.storage.raft.v1.Delete;
@@ -98,7 +99,8 @@ class ReplicatedStoreTest {
 
     // A member restored from a snapshot decides the repeat alike.
     ReplicatedStore restored = new ReplicatedStore(Limits.DEFAULT);
-    restored.restore(store.index().revision(), List.of(stored), store.requests(), 3);
+    restored.restore(store.index().revision(), List.of(stored), store.requests(),
+        RetainedHistory.none(store.index().revision()), 3);
     assertThat(restored.apply(Batch.newBuilder().addOps(create).build()).getOutcomes(0).getRepeated())
         .isEqualTo(stored);
   }
@@ -112,7 +114,7 @@ class ReplicatedStoreTest {
     assertThat(watch.poll(Duration.ofSeconds(1)).hasEndOfSnapshot()).isTrue();
 
     Resource restored = resource(id("z")).toBuilder().setVersion("40").build();
-    store.restore(50, List.of(restored), List.of(), 7);
+    store.restore(50, List.of(restored), List.of(), RetainedHistory.none(50), 7);
 
     assertFails(Reason.WATCH_CLOSED, () -> watch.poll(Duration.ofSeconds(1)));
     assertFails(Reason.COMPACTED, () -> store.watch(WIDGETS, 1));

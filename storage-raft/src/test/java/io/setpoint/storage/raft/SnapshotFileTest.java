@@ -8,8 +8,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.engine.AppliedRequests.Applied;
+import io.setpoint.storage.engine.RetainedHistory;
+import io.setpoint.storage.raft.v1.SnapshotHeader;
 import io.setpoint.testkit.Tmpfs;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -42,8 +45,37 @@ class SnapshotFileTest {
     Path file = dir.resolve("snapshot.1_10");
     List<Resource> written = resources(3);
     List<Applied> requests = List.of(new Applied("r2", written.get(1)), new Applied("r1", written.get(0)));
-    SnapshotFile.write(file, new SnapshotFile.Contents(42, written, requests));
-    assertThat(SnapshotFile.read(file)).isEqualTo(new SnapshotFile.Contents(42, written, requests));
+    SnapshotFile.Contents contents = new SnapshotFile.Contents(42, written, requests, RetainedHistory.none(42));
+    SnapshotFile.write(file, contents);
+    assertThat(SnapshotFile.read(file)).isEqualTo(contents);
+  }
+
+  @Test
+  void theRetainedHistoryComesBackInItsOrder() throws IOException {
+    Path file = dir.resolve("snapshot.1_10");
+    Resource base = resource(id("r0")).toBuilder().setVersion("1").build();
+    Resource updated = base.toBuilder().setVersion("3").build();
+    Resource created = resource(id("r9")).toBuilder().setVersion("4").build();
+    RetainedHistory history = new RetainedHistory(2, List.of(base), List.of(
+        new RetainedHistory.Change(3, updated, false),
+        new RetainedHistory.Change(4, created, false),
+        new RetainedHistory.Change(5, created, true)));
+    SnapshotFile.Contents contents = new SnapshotFile.Contents(5, List.of(updated), List.of(), history);
+    SnapshotFile.write(file, contents);
+    assertThat(SnapshotFile.read(file)).isEqualTo(contents);
+  }
+
+  @Test
+  void aFileOfTheFormatWithoutHistoryRetainsNone() throws IOException {
+    Path file = dir.resolve("snapshot.1_10");
+    List<Resource> written = resources(2);
+    try (OutputStream out = Files.newOutputStream(file)) {
+      SnapshotHeader.newBuilder().setFormat(1).setRevision(42).setCount(written.size()).build().writeDelimitedTo(out);
+      for (Resource r : written) {
+        r.writeDelimitedTo(out);
+      }
+    }
+    assertThat(SnapshotFile.read(file)).isEqualTo(new SnapshotFile.Contents(42, written));
   }
 
   @Test

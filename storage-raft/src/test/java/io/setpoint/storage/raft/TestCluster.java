@@ -1,7 +1,10 @@
 package io.setpoint.storage.raft;
 
+import static io.setpoint.storage.conformance.Fixtures.id;
+import static io.setpoint.storage.conformance.Fixtures.resource;
 import static org.awaitility.Awaitility.await;
 
+import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.testkit.FreePorts;
 import java.io.IOException;
@@ -14,6 +17,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
@@ -40,6 +44,13 @@ final class TestCluster implements AutoCloseable {
 
   /** Node names are unique in the JVM: Ratis registers a JMX bean per member name. */
   private static final java.util.concurrent.atomic.AtomicInteger CLUSTERS = new java.util.concurrent.atomic.AtomicInteger();
+
+  /** A one-member cluster's configuration in {@code dataDir}, on a free port, with {@link #FAST} tuning. */
+  static RaftConfig solo(Path dataDir) {
+    String name = "solo" + CLUSTERS.incrementAndGet();
+    int port = FreePorts.loopback();
+    return new RaftConfig(name, dataDir, port, Map.of(name, "127.0.0.1:" + port), Limits.DEFAULT, FAST);
+  }
 
   private final Path root;
   private final Map<String, String> peers = new LinkedHashMap<>();
@@ -173,6 +184,17 @@ final class TestCluster implements AutoCloseable {
               return agreed ? leader : null;
             },
             leader -> leader != null);
+  }
+
+  /**
+   * A new resource named {@code prefix} and a number, written through the leader once a write is
+   * acknowledged. One lost to a change of leader may still be applied, so each attempt takes the
+   * next name rather than collide with it.
+   */
+  Resource writeNew(String prefix) {
+    AtomicInteger attempts = new AtomicInteger();
+    return await().atMost(STARTUP).ignoreExceptions()
+        .until(() -> awaitLeader().writeCas(resource(id(prefix + "-" + attempts.incrementAndGet()))), r -> true);
   }
 
   /** A running member that does not lead. */

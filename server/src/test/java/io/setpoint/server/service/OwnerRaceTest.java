@@ -13,15 +13,12 @@ import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Album;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.resource.Authorizer;
-import io.setpoint.resource.CoreTypes;
-import io.setpoint.resource.Registry;
 import io.setpoint.resource.ValidationException;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.ForwardingBackend;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.Page;
 import io.setpoint.storage.memory.MemoryBackend;
-import java.time.Clock;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,7 +28,7 @@ import org.junit.jupiter.api.Test;
 class OwnerRaceTest {
   private final MemoryBackend store = new MemoryBackend();
   private final OwnerDeletedBeforeCreate racing = new OwnerDeletedBeforeCreate(store);
-  private final ResourceHandler handler = new ResourceHandler(registry(), racing, Clock.systemUTC(), ServiceLimits.DEFAULT);
+  private final ResourceHandler handler = DemoHandlers.over(racing);
 
   @Test
   void aChildStoredAfterItsOwnerWasDeletedIsTakenBackAndTheWriteFails() {
@@ -75,12 +72,6 @@ class OwnerRaceTest {
     return handler.write(Authorizer.allowAll(), WriteRequest.newBuilder().setResource(resource).build()).getResource();
   }
 
-  private static Registry registry() {
-    Registry registry = new Registry();
-    CoreTypes.register(registry);
-    DemoTypes.register(registry);
-    return registry;
-  }
 
   /** A store in which an owner's delete lands between the create's owner check and its write. */
   private static final class OwnerDeletedBeforeCreate extends ForwardingBackend {

@@ -12,14 +12,11 @@ import io.setpoint.api.v1.WriteRequest;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.resource.Authorizer;
-import io.setpoint.resource.CoreTypes;
-import io.setpoint.resource.Registry;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.ForwardingBackend;
 import io.setpoint.storage.memory.MemoryBackend;
-import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -47,7 +44,7 @@ class StaleLocalStateTest {
   private final MemoryBackend store = new MemoryBackend();
   private final LaggingMember member = new LaggingMember(store);
   private final ResourceHandler handler =
-      new ResourceHandler(registry(), member, Clock.systemUTC(), ServiceLimits.DEFAULT);
+      DemoHandlers.over(member);
   private final ID nina = Ids.of(DemoTypes.ARTIST, "nina");
 
   @ParameterizedTest
@@ -140,12 +137,6 @@ class StaleLocalStateTest {
     }
   }
 
-  private static Registry registry() {
-    Registry registry = new Registry();
-    CoreTypes.register(registry);
-    DemoTypes.register(registry);
-    return registry;
-  }
 
   /** Eventual reads answer from the state as it was when {@link #freeze()} was called. */
   private static final class LaggingMember extends ForwardingBackend {

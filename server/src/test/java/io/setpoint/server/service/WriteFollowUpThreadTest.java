@@ -12,12 +12,9 @@ import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Album;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.resource.Authorizer;
-import io.setpoint.resource.CoreTypes;
-import io.setpoint.resource.Registry;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.ForwardingBackend;
 import io.setpoint.storage.memory.MemoryBackend;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -36,7 +33,7 @@ import org.junit.jupiter.api.Timeout;
 class WriteFollowUpThreadTest {
   private final ExecutorService connection = Executors.newSingleThreadExecutor(r -> new Thread(r, "connection"));
   private final OneConnection store = new OneConnection(new MemoryBackend(), connection);
-  private final ResourceHandler handler = new ResourceHandler(registry(), store, Clock.systemUTC(), ServiceLimits.DEFAULT);
+  private final ResourceHandler handler = DemoHandlers.over(store);
 
   @AfterEach
   void close() {
@@ -65,12 +62,6 @@ class WriteFollowUpThreadTest {
     return handler.write(Authorizer.allowAll(), WriteRequest.newBuilder().setResource(resource).build()).getResource();
   }
 
-  private static Registry registry() {
-    Registry registry = new Registry();
-    CoreTypes.register(registry);
-    DemoTypes.register(registry);
-    return registry;
-  }
 
   /**
    * A store like a replicated one seen from a member: commits complete on one connection thread,

@@ -3,16 +3,10 @@ package io.setpoint.server.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.google.protobuf.Any;
-import io.setpoint.api.Ids;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
-import io.setpoint.api.v1.WriteRequest;
 import io.setpoint.demo.DemoTypes;
-import io.setpoint.demo.v2.Album;
-import io.setpoint.demo.v2.Artist;
-import io.setpoint.resource.Authorizer;
 import io.setpoint.resource.ValidationException;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.ForwardingBackend;
@@ -32,15 +26,8 @@ class OwnerRaceTest {
 
   @Test
   void aChildStoredAfterItsOwnerWasDeletedIsTakenBackAndTheWriteFails() {
-    Resource artist = write(Resource.newBuilder()
-        .setId(Ids.of(DemoTypes.ARTIST, "nina"))
-        .setData(Any.pack(Artist.newBuilder().setName("Nina").build()))
-        .build());
-    Resource album = Resource.newBuilder()
-        .setId(Ids.of(DemoTypes.ALBUM, "nina-pastel-blues"))
-        .setOwner(artist.getId())
-        .setData(Any.pack(Album.newBuilder().setName("Pastel Blues").build()))
-        .build();
+    Resource artist = write(DemoHandlers.nina());
+    Resource album = DemoHandlers.albumOf(artist.getId());
     racing.deleteOwnerBeforeNextCreate = true;
 
     assertThatThrownBy(() -> write(album))
@@ -54,22 +41,15 @@ class OwnerRaceTest {
 
   @Test
   void withoutTheRaceTheChildIsCreated() {
-    Resource artist = write(Resource.newBuilder()
-        .setId(Ids.of(DemoTypes.ARTIST, "nina"))
-        .setData(Any.pack(Artist.newBuilder().setName("Nina").build()))
-        .build());
+    Resource artist = write(DemoHandlers.nina());
 
-    Resource album = write(Resource.newBuilder()
-        .setId(Ids.of(DemoTypes.ALBUM, "nina-pastel-blues"))
-        .setOwner(artist.getId())
-        .setData(Any.pack(Album.newBuilder().setName("Pastel Blues").build()))
-        .build());
+    Resource album = write(DemoHandlers.albumOf(artist.getId()));
 
     assertThat(store.listByOwner(artist.getId())).containsExactly(album);
   }
 
   private Resource write(Resource resource) {
-    return handler.write(Authorizer.allowAll(), WriteRequest.newBuilder().setResource(resource).build()).getResource();
+    return DemoHandlers.write(handler, resource);
   }
 
 

@@ -2,16 +2,9 @@ package io.setpoint.server.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.protobuf.Any;
-import io.setpoint.api.Ids;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
-import io.setpoint.api.v1.WriteRequest;
-import io.setpoint.demo.DemoTypes;
-import io.setpoint.demo.v2.Album;
-import io.setpoint.demo.v2.Artist;
-import io.setpoint.resource.Authorizer;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.ForwardingBackend;
 import io.setpoint.storage.memory.MemoryBackend;
@@ -43,23 +36,16 @@ class WriteFollowUpThreadTest {
   @Test
   @Timeout(30)
   void aChildsOrphanCheckRunsOffTheThreadThatCompletedItsCommit() {
-    Resource artist = write(Resource.newBuilder()
-        .setId(Ids.of(DemoTypes.ARTIST, "nina"))
-        .setData(Any.pack(Artist.newBuilder().setName("Nina").build()))
-        .build());
+    Resource artist = write(DemoHandlers.nina());
 
-    Resource album = write(Resource.newBuilder()
-        .setId(Ids.of(DemoTypes.ALBUM, "nina-pastel-blues"))
-        .setOwner(artist.getId())
-        .setData(Any.pack(Album.newBuilder().setName("Pastel Blues").build()))
-        .build());
+    Resource album = write(DemoHandlers.albumOf(artist.getId()));
 
     assertThat(store.listByOwner(artist.getId())).containsExactly(album);
     assertThat(store.readsOnTheConnection).as("strong reads made on the connection's own thread").isZero();
   }
 
   private Resource write(Resource resource) {
-    return handler.write(Authorizer.allowAll(), WriteRequest.newBuilder().setResource(resource).build()).getResource();
+    return DemoHandlers.write(handler, resource);
   }
 
 

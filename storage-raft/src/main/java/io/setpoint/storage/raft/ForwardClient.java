@@ -23,6 +23,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
@@ -44,6 +45,11 @@ import org.apache.ratis.thirdparty.io.netty.handler.ssl.SslContext;
  * Any other failure (the stream broke, no answer within the timeout) may come after the leader
  * committed the batch, and repeating it could apply the writes twice, so it is reported as a write
  * that may still be applied.
+ *
+ * <p>So is a batch still unanswered a grace period after another member became the leader. The
+ * member it went to may be cut off, and its answer may depend on this member: a leader that lost
+ * its majority passes the writes it had queued on to the new leader, whose only batch in flight may
+ * be this very one. Waiting out the whole timeout then stalled every write on the new leader.
  */
 final class ForwardClient implements AutoCloseable {
   private static final Duration PAUSE_MIN = Duration.ofMillis(10);
@@ -57,6 +63,8 @@ final class ForwardClient implements AutoCloseable {
   private final Function<Batch, CompletableFuture<BatchReply>> ownEntry;
   private final Transport transport;
   private final long timeoutNanos;
+  private final long graceNanos;
+  private final LongSupplier nanoTime;
   private final ScheduledExecutorService timer;
   /** Where a batch is sent again from: it may go to this member's own server, which may block. */
   private final Executor resend;
@@ -77,25 +85,30 @@ final class ForwardClient implements AutoCloseable {
    * @param ownEntry commits a batch as this member's own log entry when it is the leader itself;
    *     fails with {@link ForwardedWrites.TurnedAway} when it is not, or not ready yet
    * @param timeout how long a batch may wait for its answer, tries included
+   * @param grace how long a batch may wait for its answer once another member leads
+   * @param nanoTime the ticker deadlines are measured on ({@link System#nanoTime} but in tests)
    * @param timer runs pauses and expiries
    * @param resend where a batch is sent again from
    */
   ForwardClient(String self, Supplier<RaftPeer> leader, Function<Batch, CompletableFuture<BatchReply>> ownEntry,
-      Transport transport, Duration timeout, ScheduledExecutorService timer, Executor resend) {
+      Transport transport, Duration timeout, Duration grace, LongSupplier nanoTime, ScheduledExecutorService timer,
+      Executor resend) {
     this.self = self;
     this.leader = leader;
     this.ownEntry = ownEntry;
     this.transport = transport;
     this.timeoutNanos = timeout.toNanos();
+    this.graceNanos = grace.toNanos();
+    this.nanoTime = nanoTime;
     this.timer = timer;
     this.resend = resend;
-    long every = Math.max(timeout.toMillis() / 4, 10);
+    long every = Math.max(Math.min(timeout.toMillis(), grace.toMillis()) / 4, 10);
     this.expiry = timer.scheduleWithFixedDelay(this::expire, every, every, TimeUnit.MILLISECONDS);
   }
 
   /** Sends {@code forward} to the leader; completes with its outcomes, or fails with a {@link StorageException}. */
   CompletableFuture<BatchReply> send(Forward forward) {
-    Sent batch = new Sent(forward, new CompletableFuture<>(), System.nanoTime() + timeoutNanos);
+    Sent batch = new Sent(forward, new CompletableFuture<>(), nanoTime.getAsLong() + timeoutNanos);
     attempt(batch, PAUSE_MIN.toNanos());
     return batch.reply();
   }
@@ -139,7 +152,7 @@ final class ForwardClient implements AutoCloseable {
 
   /** Sends {@code batch} again after a pause, or fails it when the pause would pass its deadline. */
   private void later(Sent batch, long pauseNanos, String why) {
-    if (System.nanoTime() + pauseNanos > batch.deadline()) {
+    if (nanoTime.getAsLong() + pauseNanos > batch.deadline()) {
       batch.reply().completeExceptionally(new StorageException(Reason.UNAVAILABLE,
           "no leader took the write within " + Duration.ofNanos(timeoutNanos) + " (last: " + why + "); it was not applied"));
       return;
@@ -243,17 +256,26 @@ final class ForwardClient implements AutoCloseable {
   }
 
   /**
-   * Fails the batches that had no answer within the timeout. Their link may be dead without
-   * having noticed (nothing was sent back since), so the next batch goes on a new one.
+   * Fails the batches that had no answer within the timeout, or within the grace period since
+   * another member leads. Their link may be dead without having noticed (nothing was sent back
+   * since), so the next batch goes on a new one.
    */
   private void expire() {
-    long now = System.nanoTime();
+    long now = nanoTime.getAsLong();
+    RaftPeer leading = leader.get();
     sent.forEach((id, batch) -> {
-      if (now - batch.deadline() > 0 && sent.remove(id, batch)) {
-        batch.reply().completeExceptionally(mayStillBeApplied("no answer from the leader " + batch.link().peer.getId()
-                + " within " + Duration.ofNanos(timeoutNanos)));
+      Link on = batch.link();
+      String late = null;
+      if (now - batch.deadline() > 0) {
+        late = "no answer from the leader " + on.peer.getId() + " within " + Duration.ofNanos(timeoutNanos);
+      } else if (on.outlived(leading, now)) {
+        late = "no answer from " + on.peer.getId() + " within " + Duration.ofNanos(graceNanos) + " of "
+            + leading.getId() + " leading";
+      }
+      if (late != null && sent.remove(id, batch)) {
+        batch.reply().completeExceptionally(mayStillBeApplied(late));
         synchronized (this) {
-          if (link == batch.link()) {
+          if (link == on) {
             retireLink();
           }
         }
@@ -345,6 +367,9 @@ final class ForwardClient implements AutoCloseable {
     private final StreamObserver<ForwardCall> calls;
     /** Guarded by this link's lock, read without it to choose a link (a stale read only costs a retry). */
     volatile boolean broken;
+    /** When another member was first seen leading, on {@link #nanoTime}; only {@link #expire} uses it. */
+    private long deposedAt;
+    private boolean deposed;
 
     Link(RaftPeer peer) {
       this.peer = peer;
@@ -383,6 +408,25 @@ final class ForwardClient implements AutoCloseable {
         }
       }
       return true;
+    }
+
+    /**
+     * Whether {@code leading}, another member, has led for longer than the grace period, counted
+     * from the first time it was seen; a moment without any leader does not count as either.
+     */
+    boolean outlived(RaftPeer leading, long now) {
+      if (leading == null) {
+        return false;
+      }
+      if (leading.getId().equals(peer.getId())) {
+        deposed = false;
+        return false;
+      }
+      if (!deposed) {
+        deposed = true;
+        deposedAt = now;
+      }
+      return now - deposedAt > graceNanos;
     }
 
     /** No more batches go this way; the leader ends the stream once it has answered those on it. */

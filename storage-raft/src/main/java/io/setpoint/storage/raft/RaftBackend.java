@@ -164,8 +164,10 @@ public final class RaftBackend implements Backend, Replication {
     this.writes = new WriteBatcher(this::replicate, this::appliedHere, t.maxBatchOps(), t.maxBatchBytes(), t.maxBatchesInFlight(), timeout,
         RatisSettings.heapShare(t), healthTimer, replies);
     this.reads = new ReadBarrier(this::readIndex);
-    this.forwards = new ForwardClient(
-        config.nodeName(), this::leaderPeer, this::ownEntry, toLeader, timeout, healthTimer, replies);
+    // A batch on its way to a member that lost the lead gets that member's answer in well under an
+    // election timeout, or is caught behind a partition.
+    this.forwards = new ForwardClient(config.nodeName(), this::leaderPeer, this::ownEntry, toLeader, timeout,
+        t.electionTimeoutMin(), System::nanoTime, healthTimer, replies);
   }
 
   /**

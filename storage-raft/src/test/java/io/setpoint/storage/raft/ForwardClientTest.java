@@ -26,6 +26,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.thirdparty.io.grpc.Metadata;
@@ -45,6 +46,8 @@ import org.junit.jupiter.api.Test;
  */
 class ForwardClientTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
+  /** How long a batch waits for a member that no longer leads, on {@link #ticker}. */
+  private static final Duration GRACE = Duration.ofSeconds(1);
 
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
   private final ExecutorService resend = Executors.newVirtualThreadPerTaskExecutor();
@@ -52,6 +55,8 @@ class ForwardClientTest {
   private final AtomicReference<RaftPeer> leader = new AtomicReference<>();
   private final AtomicInteger leaderAsked = new AtomicInteger();
   private final List<Batch> ownEntries = new CopyOnWriteArrayList<>();
+  /** The client's clock: it moves only when a test says, so deadlines pass when a test says. */
+  private final AtomicLong ticker = new AtomicLong();
   private ForwardClient client;
 
   @AfterEach
@@ -73,7 +78,7 @@ class ForwardClientTest {
       return CompletableFuture.completedFuture(
           BatchReply.newBuilder().addOutcomes(Outcome.newBuilder().setRevision(99).setWritten(true)).build());
     },
-        new ForwardClient.Transport(null, 4 << 20, 1 << 20), timeout, timer, resend);
+        new ForwardClient.Transport(null, 4 << 20, 1 << 20), timeout, GRACE, ticker::get, timer, resend);
     return client;
   }
 
@@ -199,6 +204,52 @@ class ForwardClientTest {
   }
 
   @Test
+  void aBatchStillUnansweredAGraceAfterAnotherMemberLeadsMayStillBeAppliedAndFreesTheWay() {
+    Member former = new Member("n1", true);
+    Member next = new Member("n2", true);
+    leader.set(former.peer());
+    ForwardClient forwards = client(TIMEOUT);
+    CompletableFuture<BatchReply> stuck = forwards.send(forward("a"));
+    await().until(() -> former.received.size() == 1);
+
+    leader.set(next.peer());
+    // The client first sees the new leader on one of its checks; the grace runs from there.
+    int asked = leaderAsked.get();
+    await().until(() -> leaderAsked.get() > asked);
+    assertThat(stuck).isNotDone();
+    ticker.addAndGet(GRACE.toNanos() + 1);
+
+    StorageException failed = failure(stuck);
+    assertThat(failed.reason()).isEqualTo(StorageException.Reason.UNAVAILABLE);
+    assertThat(failed).hasMessageContaining("may still be applied").hasMessageContaining("no answer from n1")
+        .hasMessageContaining("of n2 leading");
+    assertThat(next.received).as("not sent again").isEmpty();
+    CompletableFuture<BatchReply> after = forwards.send(forward("b"));
+    await().until(() -> next.received.size() == 1);
+    next.commitEntry(0, 4);
+    assertThat(revisions(after)).containsExactly(4L);
+  }
+
+  @Test
+  void aMomentWithoutALeaderDoesNotCountAgainstTheMemberABatchWentTo() {
+    Member leading = new Member("n1", true);
+    leader.set(leading.peer());
+    CompletableFuture<BatchReply> reply = client(TIMEOUT).send(forward("a"));
+    await().until(() -> leading.received.size() == 1);
+
+    leader.set(null);
+    int asked = leaderAsked.get();
+    await().until(() -> leaderAsked.get() > asked + 1);
+    ticker.addAndGet(GRACE.toNanos() + 1);
+    int later = leaderAsked.get();
+    await().until(() -> leaderAsked.get() > later + 1);
+    leader.set(leading.peer());
+    leading.commitEntry(0, 8);
+
+    assertThat(revisions(reply)).containsExactly(8L);
+  }
+
+  @Test
   void closingFailsABatchThatWaitsForALeader() {
     ForwardClient forwards = client(TIMEOUT);
     CompletableFuture<BatchReply> reply = forwards.send(forward("a"));
@@ -280,7 +331,10 @@ class ForwardClientTest {
   void aBatchWithoutAnAnswerWithinTheTimeoutMayStillBeApplied() {
     Member leading = new Member("n1", true);
     leader.set(leading.peer());
-    CompletableFuture<BatchReply> reply = client(Duration.ofMillis(300)).send(forward("a"));
+    CompletableFuture<BatchReply> reply = client(TIMEOUT).send(forward("a"));
+    await().until(() -> leading.received.size() == 1);
+
+    ticker.addAndGet(TIMEOUT.toNanos() + 1);
 
     StorageException failed = failure(reply);
     assertThat(failed).hasMessageContaining("may still be applied").hasMessageContaining("no answer from the leader n1");
@@ -289,7 +343,12 @@ class ForwardClientTest {
 
   @Test
   void withNoLeaderWithinTheTimeoutTheBatchFailsAsNotApplied() {
-    StorageException failed = failure(client(Duration.ofMillis(300)).send(forward("a")));
+    CompletableFuture<BatchReply> reply = client(TIMEOUT).send(forward("a"));
+    await().until(() -> leaderAsked.get() >= 2);
+
+    ticker.addAndGet(TIMEOUT.toNanos());
+
+    StorageException failed = failure(reply);
     assertThat(failed.reason()).isEqualTo(StorageException.Reason.UNAVAILABLE);
     assertThat(failed).hasMessageContaining("no leader is known").hasMessageContaining("it was not applied");
   }

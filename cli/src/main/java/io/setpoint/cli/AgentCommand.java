@@ -87,6 +87,11 @@ final class AgentCommand implements Callable<Integer> {
           + "caught up and serves; a member that lost its data is added again as new. Ignored once DIR holds a membership.")
   private String join;
 
+  @Option(names = "-raft-advertise", paramLabel = "HOST:PORT",
+      description = "With -join: the Raft address the other members dial this one at, when a proxy or port forward "
+          + "sits in between (default: -bind:-raft-port). Raft listens on its host and on -raft-port.")
+  private String raftAdvertise;
+
   @Option(names = "-join-token", paramLabel = "TOKEN", defaultValue = "${env:SETPOINT_TOKEN}",
       description = "With -join: the ACL token (operator:write) to ask with (default: $SETPOINT_TOKEN).")
   private String joinToken;
@@ -359,7 +364,13 @@ final class AgentCommand implements Callable<Integer> {
       throw usage(dev ? "-join needs a durable store (-data-dir), not -dev"
           : "-join and -cluster exclude each other: -cluster founds a cluster, -join enters a running one");
     }
-    if (join != null && (bind.equals("0.0.0.0") || bind.equals("::"))) {
+    if (raftAdvertise != null && join == null) {
+      throw usage("-raft-advertise is for -join; founders give their advertised addresses in -cluster");
+    }
+    if (raftAdvertise != null && !RaftConfig.isPeerAddress(raftAdvertise)) {
+      throw usage("-raft-advertise " + raftAdvertise + ": give HOST:PORT, the port within 1..65535");
+    }
+    if (join != null && raftAdvertise == null && (bind.equals("0.0.0.0") || bind.equals("::"))) {
       throw usage("-join: the other members dial this member at -bind, so give the address they reach it by, not " + bind);
     }
     if (dev && (cluster != null || demoTypes)) {
@@ -416,7 +427,8 @@ final class AgentCommand implements Callable<Integer> {
   }
 
   private RaftConfig raftConfig(TlsFiles raftTls) {
-    Map<String, String> peers = cluster == null ? Map.of(node, bind + ":" + raftPort) : parseCluster(cluster);
+    Map<String, String> peers = cluster != null ? parseCluster(cluster)
+        : Map.of(node, raftAdvertise != null ? raftAdvertise : bind + ":" + raftPort);
     if (!peers.containsKey(node)) {
       throw usage("-cluster " + cluster + " does not name this node (-node " + node + ")");
     }

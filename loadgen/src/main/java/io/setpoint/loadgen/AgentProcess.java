@@ -137,6 +137,47 @@ public final class AgentProcess {
     }
   }
 
+  /**
+   * Brings member {@code index} of a durable cluster (it must have exited) back as a member that
+   * lost its data: its data directory deleted, then started with {@code -join via} instead of
+   * {@code -cluster}, on its old node name and ports, and advertising the Raft address the
+   * {@code -cluster} it was founded with named for it (a proxy's, say). Waits until it is ready.
+   */
+  public static void rejoin(LocalCluster cluster, int index, String via, Duration timeout) throws InterruptedException {
+    LocalCluster.deleteRecursively(cluster.dir().resolve(member(index)));
+    cluster.restart(index, command -> joining(command, member(index), via), timeout);
+  }
+
+  /**
+   * {@code command} with its {@code -cluster} replaced by {@code -join via} and this member's entry
+   * advertised; a command that joined already joins through {@code via} now.
+   */
+  static List<String> joining(List<String> command, String member, String via) {
+    int joined = command.indexOf("-join");
+    if (joined >= 0 && joined < command.size() - 1) {
+      List<String> again = new ArrayList<>(command);
+      again.set(joined + 1, via);
+      return again;
+    }
+    int at = command.indexOf("-cluster");
+    if (at < 0 || at == command.size() - 1) {
+      throw new IllegalArgumentException("not a cluster member's command: " + command);
+    }
+    String advertised = null;
+    for (String entry : command.get(at + 1).split(",")) {
+      if (entry.startsWith(member + "=")) {
+        advertised = entry.substring(member.length() + 1);
+      }
+    }
+    if (advertised == null) {
+      throw new IllegalArgumentException("-cluster " + command.get(at + 1) + " does not name " + member);
+    }
+    List<String> joining = new ArrayList<>(command.subList(0, at));
+    joining.addAll(List.of("-join", via, "-raft-advertise", advertised));
+    joining.addAll(command.subList(at + 2, command.size()));
+    return joining;
+  }
+
   /** {@code java <flags> -cp <this JVM's class path> io.setpoint.cli.Main}. */
   static List<String> jvm(List<String> options) {
     List<String> command = new ArrayList<>();

@@ -11,6 +11,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -112,6 +113,14 @@ public final class LocalCluster implements AutoCloseable {
    * ports it had, and waits until it is ready.
    */
   public void restart(int index, Duration timeout) throws InterruptedException {
+    restart(index, UnaryOperator.identity(), timeout);
+  }
+
+  /**
+   * Starts member {@code index} again (it must have exited) with its command changed by {@code
+   * edited}, on the same ports, and waits until it is ready.
+   */
+  public void restart(int index, UnaryOperator<List<String>> edited, Duration timeout) throws InterruptedException {
     ServerProcess restarted;
     synchronized (this) {
       if (closed) {
@@ -121,10 +130,15 @@ public final class LocalCluster implements AutoCloseable {
       if (old.isAlive()) {
         throw new IllegalStateException(old.name() + " is still running");
       }
-      restarted = old.restart();
+      restarted = old.restart(edited);
       members.set(index, restarted);
     }
     restarted.awaitHttpOk(readiness.get(index), timeout);
+  }
+
+  /** The command member {@code index} runs. */
+  public synchronized List<String> command(int index) {
+    return member(index).command();
   }
 
   /** {@code setpoint} or {@code etcd}. */

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.concurrent.TimeUnit;
 
 /** One server the generator started: an OS process whose output goes to a log file. */
@@ -53,6 +54,15 @@ final class ServerProcess implements AutoCloseable {
   /** The same command started again, its output appended to the same log. */
   ServerProcess restart() {
     return start(name, command, log);
+  }
+
+  /** {@code edited} (this process's command changed) started in its place, its output appended to the same log. */
+  ServerProcess restart(UnaryOperator<List<String>> edited) {
+    return start(name, edited.apply(command), log);
+  }
+
+  List<String> command() {
+    return command;
   }
 
   /** SIGKILL, and waits (at most 10 seconds) until it has exited. */

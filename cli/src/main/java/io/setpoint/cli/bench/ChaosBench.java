@@ -52,7 +52,8 @@ final class ChaosBench implements Callable<Integer> {
   @Option(names = "-faults", paramLabel = "LIST", split = ",",
       defaultValue = "kill-follower,kill-leader,pause-leader,partition-leader,rolling-restart",
       description = "Phases in order, comma-separated, from: none, kill-follower, kill-leader, pause-leader,"
-          + " rolling-restart, partition-leader, partition-follower, partition-minority (default: ${DEFAULT-VALUE})."
+          + " rolling-restart, partition-leader, partition-follower, partition-minority, replace-member"
+          + " (default: ${DEFAULT-VALUE})."
           + " With a partition the members dial one another through proxies of the suite's.")
   private List<String> faults;
 

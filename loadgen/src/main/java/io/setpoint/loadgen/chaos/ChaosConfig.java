@@ -42,6 +42,9 @@ public record ChaosConfig(int members, int clients, int sharedKeys, int ownKeys,
     if (members < 2 && faults.stream().anyMatch(f -> f == Fault.KILL_FOLLOWER || f.partitions())) {
       throw new IllegalArgumentException("one member has no follower to kill and nobody to be cut off from");
     }
+    if (members < 2 && faults.contains(Fault.REPLACE_MEMBER)) {
+      throw new IllegalArgumentException("one member cannot be removed: the last member of a cluster stays");
+    }
     faults = List.copyOf(faults);
     agentArgs = List.copyOf(agentArgs);
   }

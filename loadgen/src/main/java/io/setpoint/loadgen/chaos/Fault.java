@@ -17,7 +17,12 @@ public enum Fault {
   /** A follower's Raft links cut. */
   PARTITION_FOLLOWER("a follower cut off"),
   /** The members split in two, the leader and fewer than half of them on one side. */
-  PARTITION_MINORITY("the leader in a minority");
+  PARTITION_MINORITY("the leader in a minority"),
+  /**
+   * A member (any, the leader too) removed from the membership and stopped; when the window ends
+   * it is added back through {@code -join} on an empty data directory, as a replaced host would be.
+   */
+  REPLACE_MEMBER("a member removed and added back empty");
 
   private final String description;
 

@@ -8,6 +8,7 @@ import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Artist;
+import io.setpoint.loadgen.AgentProcess;
 import io.setpoint.loadgen.LocalCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -108,6 +109,27 @@ final class FaultRunner {
         }
         yield side.stream().map(Members::name).collect(Collectors.joining(", "))
             + " apart from the rest, " + Members.name(leader) + " leading";
+      }
+      case REPLACE_MEMBER -> {
+        int leader = members.awaitLeader(config.startTimeout());
+        int victim = random.nextInt(members.size());
+        int via = other(victim);
+        members.unreachable(victim);
+        long removing = System.nanoTime();
+        members.remove(victim, via, config.startTimeout());
+        long terminating = System.nanoTime();
+        boolean clean = cluster.terminate(victim, TERMINATE_GRACE);
+        long exited = System.nanoTime();
+        sleep(config.window());
+        long joining = System.nanoTime();
+        AgentProcess.rejoin(cluster, victim, members.endpoints().get(via), config.startTimeout());
+        long back = System.nanoTime();
+        members.reachable(victim);
+        yield Members.name(victim) + (victim == leader ? " (leader)" : ", " + Members.name(leader) + " leading")
+            + String.format(Locale.ROOT, ": removed in %.1f s, ", (terminating - removing) / 1e9)
+            + (clean ? String.format(Locale.ROOT, "exited in %.1f s", (exited - terminating) / 1e9)
+                : "killed: not exited " + TERMINATE_GRACE.toSeconds() + " s after SIGTERM")
+            + String.format(Locale.ROOT, ", back through %s and ready in %.1f s", Members.name(via), (back - joining) / 1e9);
       }
       case ROLLING_RESTART -> {
         StringBuilder order = new StringBuilder();

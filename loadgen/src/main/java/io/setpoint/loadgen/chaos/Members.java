@@ -95,6 +95,16 @@ final class Members implements AutoCloseable {
     unreachable.remove(member);
   }
 
+  /**
+   * Removes member {@code member} from the membership, asking member {@code via}; a leader hands
+   * over first, so this may take an election's time.
+   */
+  void remove(int member, int via, Duration timeout) {
+    try (SetpointClient client = SetpointClient.builder().address(cluster.endpoints().get(via)).deadline(timeout).build()) {
+      client.removeRaftPeer(name(member));
+    }
+  }
+
   /** The member that says it leads, asking each reachable one in turn; empty if none does now. */
   OptionalInt leader() {
     if (size() == 1) {

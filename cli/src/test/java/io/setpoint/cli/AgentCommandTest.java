@@ -361,6 +361,18 @@ class AgentCommandTest {
     assertThat(run.err()).contains("-cluster n1=127.0.0.1:8501,n2=127.0.0.1:8511 does not name this node (-node n4)");
   }
 
+  @Test
+  void raftAdvertiseIsForJoiningAndMustBeHostAndPort(@TempDir Path dataDir) {
+    CliRun founder = CliRun.run("agent", "-data-dir", dataDir.toString(), "-raft-advertise", "127.0.0.1:9001");
+    CliRun noPort = CliRun.run("agent", "-data-dir", dataDir.toString(), "-join", "127.0.0.1:8500",
+        "-raft-advertise", "127.0.0.1");
+
+    assertThat(founder.code()).isEqualTo(2);
+    assertThat(founder.err()).contains("-raft-advertise is for -join; founders give their advertised addresses in -cluster");
+    assertThat(noPort.code()).isEqualTo(2);
+    assertThat(noPort.err()).contains("-raft-advertise 127.0.0.1: give HOST:PORT, the port within 1..65535");
+  }
+
 
   @Test
   void aPortInUseIsReportedWithExitOne() {

@@ -56,4 +56,12 @@ class ChaosBenchTest {
     assertThat(run.code()).isEqualTo(2);
     assertThat(run.err()).contains("one member has no follower to kill and nobody to be cut off from");
   }
+
+  @Test
+  void oneMemberCannotBeRemovedAndAddedBack() {
+    CliRun run = CliRun.run("bench", "chaos", "-members", "1", "-faults", "replace-member");
+
+    assertThat(run.code()).isEqualTo(2);
+    assertThat(run.err()).contains("one member cannot be removed: the last member of a cluster stays");
+  }
 }

@@ -76,6 +76,18 @@ public final class AgentProcess {
     int port(int member, int raftPort);
   }
 
+  /**
+   * Readies member {@code i}'s data directory before its agent starts, such as by mounting a disk
+   * of its own there.
+   */
+  @FunctionalInterface
+  public interface DataDirs {
+    /** The agent makes its directory itself. */
+    DataDirs AGENT_MADE = (member, dir) -> {};
+
+    void prepare(int member, Path dir);
+  }
+
   /** Starts the agents and waits until they are ready. */
   public static LocalCluster start(Config config) throws InterruptedException {
     return start(config, RaftFront.DIRECT);
@@ -86,6 +98,14 @@ public final class AgentProcess {
    * they are ready.
    */
   public static LocalCluster start(Config config, RaftFront front) throws InterruptedException {
+    return start(config, front, DataDirs.AGENT_MADE);
+  }
+
+  /**
+   * Starts the agents, their {@code -cluster} naming the ports {@code front} gives, their data
+   * directories readied by {@code dataDirs}, and waits until they are ready.
+   */
+  public static LocalCluster start(Config config, RaftFront front, DataDirs dataDirs) throws InterruptedException {
     int nodes = config.nodes();
     List<Integer> ports = Ports.pick(config.basePort(), 2 * nodes);
     StringJoiner members = new StringJoiner(",");
@@ -105,6 +125,7 @@ public final class AgentProcess {
             command.add("-acls");
           }
         } else {
+          dataDirs.prepare(i, cluster.dir().resolve(member(i)));
           if (nodes > 1) {
             command.addAll(List.of("-node", member(i)));
           }
@@ -144,7 +165,12 @@ public final class AgentProcess {
    * {@code -cluster} it was founded with named for it (a proxy's, say). Waits until it is ready.
    */
   public static void rejoin(LocalCluster cluster, int index, String via, Duration timeout) throws InterruptedException {
-    LocalCluster.deleteRecursively(cluster.dir().resolve(member(index)));
+    // Its contents, not the directory itself: that may be a disk of its own, mounted there.
+    try (var files = java.nio.file.Files.list(cluster.dir().resolve(member(index)))) {
+      files.forEach(LocalCluster::deleteRecursively);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot wipe " + member(index) + "'s data directory", e);
+    }
     cluster.restart(index, command -> joining(command, member(index), via), timeout);
   }
 

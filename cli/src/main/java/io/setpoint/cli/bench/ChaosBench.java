@@ -50,9 +50,10 @@ final class ChaosBench implements Callable<Integer> {
   private int ownKeys;
 
   @Option(names = "-faults", paramLabel = "LIST", split = ",",
-      defaultValue = "kill-follower,kill-leader,pause-leader,partition-leader,rolling-restart",
+      defaultValue = "kill-follower,kill-leader,pause-leader,partition-leader,rolling-restart,replace-member",
       description = "Phases in order, comma-separated, from: none, kill-follower, kill-leader, pause-leader,"
-          + " rolling-restart, partition-leader, partition-follower, partition-minority, replace-member"
+          + " rolling-restart, partition-leader, partition-follower, partition-minority, replace-member,"
+          + " full-disk (a tmpfs per member, which needs root)"
           + " (default: ${DEFAULT-VALUE})."
           + " With a partition the members dial one another through proxies of the suite's.")
   private List<String> faults;

@@ -22,7 +22,12 @@ public enum Fault {
    * A member (any, the leader too) removed from the membership and stopped; when the window ends
    * it is added back through {@code -join} on an empty data directory, as a replaced host would be.
    */
-  REPLACE_MEMBER("a member removed and added back empty");
+  REPLACE_MEMBER("a member removed and added back empty"),
+  /**
+   * The leader's disk filled until writing fails for want of space; freed when the window ends.
+   * Each member's data directory is then a tmpfs of its own, which needs root.
+   */
+  FULL_DISK("the leader's disk full");
 
   private final String description;
 

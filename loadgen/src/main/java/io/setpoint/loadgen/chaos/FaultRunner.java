@@ -34,6 +34,10 @@ final class FaultRunner {
   private static final Duration PROBE_DEADLINE = Duration.ofSeconds(1);
   /** How long a member may take to exit after SIGTERM before it is killed (and the report says so). */
   private static final Duration TERMINATE_GRACE = Duration.ofSeconds(10);
+  /** How long a full disk may go unnoticed by its member before the phase gives up on it. */
+  private static final Duration DISK_BITES_WITHIN = Duration.ofSeconds(60);
+  /** The size of each write that uses up a full disk's reserved log space. */
+  private static final int BIG_WRITE_BYTES = 256 << 10;
 
   private final ChaosConfig config;
   private final Members members;
@@ -131,6 +135,24 @@ final class FaultRunner {
                 : "killed: not exited " + TERMINATE_GRACE.toSeconds() + " s after SIGTERM")
             + String.format(Locale.ROOT, ", back through %s and ready in %.1f s", Members.name(via), (back - joining) / 1e9);
       }
+      case FULL_DISK -> {
+        int leader = members.awaitLeader(config.startTimeout());
+        long filling = System.nanoTime();
+        long filled = members.disks().fill(leader);
+        long full = System.nanoTime();
+        long bit;
+        try {
+          bit = fillLog(leader);
+          if (bit >= 0) {
+            sleep(config.window());
+          }
+        } finally {
+          members.disks().free(leader);
+        }
+        yield Members.name(leader) + String.format(Locale.ROOT, ", filled (%d MiB) in %.1f s, ", filled, (full - filling) / 1e9)
+            + (bit >= 0 ? String.format(Locale.ROOT, "its log out of space after %d big writes", bit)
+                : "its log never out of space within " + DISK_BITES_WITHIN.toSeconds() + " s");
+      }
       case ROLLING_RESTART -> {
         StringBuilder order = new StringBuilder();
         for (int i = 0; i < members.size(); i++) {
@@ -149,6 +171,31 @@ final class FaultRunner {
         yield order.toString();
       }
     };
+  }
+
+  /**
+   * A Raft log writes into space it reserved ahead, so a full disk bites only once that is used
+   * up: big writes through member {@code member} use it up, until the member says its disk is full.
+   * Says how many it took, or -1 if the disk did not bite within {@link #DISK_BITES_WITHIN}.
+   */
+  private long fillLog(int member) throws InterruptedException {
+    long bound = System.nanoTime() + DISK_BITES_WITHIN.toNanos();
+    String bulk = "x".repeat(BIG_WRITE_BYTES);
+    try (SetpointClient client = SetpointClient.builder().address(members.endpoints().get(member))
+        .deadline(PROBE_DEADLINE).build()) {
+      for (long writes = 0; System.nanoTime() < bound; writes++) {
+        if (members.readyzSays(member, "is full")) {
+          return writes;
+        }
+        try {
+          client.write(Resource.newBuilder().setId(Ids.of(DemoTypes.ARTIST, "chaos-bulk-" + (writes % 64)))
+              .setData(Any.pack(Artist.newBuilder().setName("bulk").setDescription(bulk).build())).build());
+        } catch (SetpointException e) {
+          // Refused or not answered, the disk full perhaps: the next check tells.
+        }
+      }
+    }
+    return -1;
   }
 
   private int other(int leader) {

@@ -5,6 +5,11 @@ import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import io.setpoint.loadgen.AgentProcess;
 import io.setpoint.loadgen.LocalCluster;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,12 +29,14 @@ final class Members implements AutoCloseable {
 
   private final LocalCluster cluster;
   private final Network network;
+  private final Disks disks;
   private final List<SetpointClient> admin = new ArrayList<>();
   private final Set<Integer> unreachable = ConcurrentHashMap.newKeySet();
 
-  private Members(LocalCluster cluster, Network network) {
+  private Members(LocalCluster cluster, Network network, Disks disks) {
     this.cluster = cluster;
     this.network = network;
+    this.disks = disks;
     for (String endpoint : cluster.endpoints()) {
       admin.add(SetpointClient.builder().address(endpoint).deadline(ASK_DEADLINE).build());
     }
@@ -42,16 +49,22 @@ final class Members implements AutoCloseable {
   static Members start(ChaosConfig config) throws InterruptedException {
     AgentProcess.Config agents = new AgentProcess.Config(AgentProcess.Mode.DURABLE, config.members(), 0,
         false, config.agentArgs(), JVM_OPTIONS, config.startTimeout());
-    if (config.faults().stream().noneMatch(Fault::partitions)) {
-      return new Members(AgentProcess.start(agents), null);
-    }
     AtomicReference<LocalCluster> started = new AtomicReference<>();
-    Network network = new Network(() -> started.get() == null ? List.of() : started.get().pids());
+    Network network = config.faults().stream().anyMatch(Fault::partitions)
+        ? new Network(() -> started.get() == null ? List.of() : started.get().pids())
+        : null;
+    Disks disks = config.faults().contains(Fault.FULL_DISK) ? new Disks() : null;
     try {
-      started.set(AgentProcess.start(agents, network::front));
-      return new Members(started.get(), network);
+      started.set(AgentProcess.start(agents, network == null ? AgentProcess.RaftFront.DIRECT : network::front,
+          disks == null ? AgentProcess.DataDirs.AGENT_MADE : disks));
+      return new Members(started.get(), network, disks);
     } catch (RuntimeException | InterruptedException e) {
-      network.close();
+      if (network != null) {
+        network.close();
+      }
+      if (disks != null) {
+        disks.close();
+      }
       throw e;
     }
   }
@@ -66,6 +79,14 @@ final class Members implements AutoCloseable {
       throw new IllegalStateException("the members were started without proxies between them");
     }
     return network;
+  }
+
+  /** Each member's disk of its own; present only when a phase fills one. */
+  Disks disks() {
+    if (disks == null) {
+      throw new IllegalStateException("the members were started without disks of their own");
+    }
+    return disks;
   }
 
   /** Whether the members dial one another through proxies. */
@@ -102,6 +123,18 @@ final class Members implements AutoCloseable {
   void remove(int member, int via, Duration timeout) {
     try (SetpointClient client = SetpointClient.builder().address(cluster.endpoints().get(via)).deadline(timeout).build()) {
       client.removeRaftPeer(name(member));
+    }
+  }
+
+  /** Whether member {@code member}'s {@code /readyz} answers 503 now with {@code reason} in its message. */
+  boolean readyzSays(int member, String reason) throws InterruptedException {
+    URI readyz = URI.create("http://" + cluster.endpoints().get(member) + "/readyz");
+    try (HttpClient http = HttpClient.newHttpClient()) {
+      HttpResponse<String> answer = http.send(HttpRequest.newBuilder(readyz).timeout(ASK_DEADLINE).build(),
+          HttpResponse.BodyHandlers.ofString());
+      return answer.statusCode() == 503 && answer.body().contains(reason);
+    } catch (IOException e) {
+      return false; // not answering now
     }
   }
 
@@ -145,6 +178,11 @@ final class Members implements AutoCloseable {
   @Override
   public void close() {
     admin.forEach(SetpointClient::close);
+    if (disks != null) {
+      // Unmounted once the members are gone, and before their directories are deleted.
+      cluster.stop();
+      disks.close();
+    }
     cluster.close();
     if (network != null) {
       network.close();

@@ -14,6 +14,9 @@ import java.util.TreeMap;
  * member again.
  */
 final class Liveness {
+  /** How many of the calm requests answered late the check names. */
+  private static final int SLOW_NAMED = 5;
+
   private Liveness() {}
 
   /** A phase's figures: operations answered per second, p99 latency, failures by code. */
@@ -68,14 +71,22 @@ final class Liveness {
     long calm = 0;
     long slow = 0;
     Map<String, Integer> slowCodes = new TreeMap<>();
+    TreeMap<Long, String> firstSlow = new TreeMap<>();
     for (Operation op : ops) {
-      if (phases.stream().noneMatch(p -> p.calm(op.call(), op.call() + calmBound, allowance))) {
+      Phase in = phases.stream().filter(p -> p.calm(op.call(), op.call() + calmBound, allowance)).findFirst().orElse(null);
+      if (in == null) {
         continue;
       }
       calm++;
       if (!op.answered() || op.latencyNanos() > calmBound) {
         slow++;
         slowCodes.merge(op.answered() ? "answered late" : op.code(), 1, Integer::sum);
+        firstSlow.put(op.call(), String.format(Locale.ROOT, "phase %d %s through %s at %.1f s %s", in.number(),
+            op.kind().name().toLowerCase(Locale.ROOT).replace('_', ' '), Members.name(op.member()),
+            (op.call() - in.start()) / 1e9, op.answered() ? "in " + millis(op.latencyNanos()) : op.code()));
+        if (firstSlow.size() > SLOW_NAMED) {
+          firstSlow.pollLastEntry();
+        }
       }
     }
     List<String> stalled = new ArrayList<>();
@@ -94,7 +105,8 @@ final class Liveness {
     return List.of(
         new Check("liveness-calm", slow == 0, String.format(Locale.ROOT,
             "%,d requests outside fault windows, %,d not answered within %s%s", calm, slow, seconds(ChaosConfig.CALM_ANSWER),
-            slowCodes.isEmpty() ? "" : " (" + slowCodes.toString().replaceAll("[{}]", "") + ")")),
+            slowCodes.isEmpty() ? "" : " (" + slowCodes.toString().replaceAll("[{}]", "") + "; first: "
+                + String.join(", ", firstSlow.values()) + ")")),
         new Check("liveness-heal", stalled.isEmpty(), String.format(Locale.ROOT,
             "%d heals, writes and consistent reads through every member within %s of each%s", phases.size(),
             seconds(ChaosConfig.FLOWING_AFTER_HEAL), stalled.isEmpty() ? "" : "; not: " + String.join(", ", stalled))));

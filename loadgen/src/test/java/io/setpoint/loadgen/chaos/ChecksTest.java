@@ -197,7 +197,8 @@ class ChecksTest {
     Map<String, Check> late = new HashMap<>();
     Liveness.run(List.of(stalled), slow).forEach(c -> late.put(c.name(), c));
     assertThat(late.get("liveness-calm").detail()).contains("3 requests outside fault windows, 2 not answered within 1 s",
-        "DEADLINE_EXCEEDED=1", "answered late=1");
+        "DEADLINE_EXCEEDED=1", "answered late=1",
+        "first: phase 1 strong read through n1 at 2.0 s DEADLINE_EXCEEDED, phase 1 strong read through n1 at 30.0 s in 2000.0 ms");
     assertThat(late.get("liveness-heal").detail()).contains("phase 1 n2 after 8.00 s", "phase 1 n3 never");
     assertThat(Liveness.byKind(slow)).isEqualTo("strong read 1/2, read 0/0, put 2/3, cas 0/0, create 0/0, delete 0/0");
     assertThat(Liveness.figures(stalled, slow)).startsWith("phase 1 kill -9 of the leader (n1): 40.0 s (fault 10.0 s), 5 operations, 3 answered");

@@ -69,7 +69,9 @@ class AgentCommandTest {
       agent.stop();
 
       assertThat(agent.run().code()).as(agent.run().toString()).isZero();
-      assertThat(agent.messages()).contains("Setpoint agent stopped");
+      assertThat(agent.messages()).anySatisfy(m -> assertThat(m).matches(
+          "Setpoint agent stopped in [0-9.]+ s \\(controllers [0-9.]+ s, leadership hand-over [0-9.]+ s, "
+              + "connections [0-9.]+ s, store [0-9.]+ s, I/O threads [0-9.]+ s\\)"));
       assertThatThrownBy(client::types).isInstanceOfSatisfying(SetpointException.class,
           e -> assertThat(e.code()).isEqualTo(Code.UNAVAILABLE));
     }

@@ -200,21 +200,30 @@ public final class Agent implements AutoCloseable {
       if (stopped.getCount() == 0) {
         return;
       }
+      // Each step timed for the last line: a stop that takes seconds says which step took them.
+      long start = System.nanoTime();
       manager.close();
       access.close();
       runtimeTypes.close();
+      long controllersClosed = System.nanoTime();
       handOverLeadership();
+      long handedOver = System.nanoTime();
       stopping.set(true);
       CompletableFuture<Void> serverStopped = server.stop();
       http1.closeIdle();
       http2.drain();
       backend.closeWatches("this agent is stopping: watch again, on another member");
       awaitClosed(serverStopped);
+      long connectionsClosed = System.nanoTime();
       backend.close();
       local.close();
       inProcess.shutdownNow();
+      long storeClosed = System.nanoTime();
       stopEventLoops();
-      log.info("Setpoint agent stopped");
+      long end = System.nanoTime();
+      log.info("Setpoint agent stopped in {} (controllers {}, leadership hand-over {}, connections {}, store {}, I/O threads {})",
+          seconds(end - start), seconds(controllersClosed - start), seconds(handedOver - controllersClosed),
+          seconds(connectionsClosed - handedOver), seconds(storeClosed - connectionsClosed), seconds(end - storeClosed));
       stopped.countDown();
     }
   }
@@ -254,6 +263,10 @@ public final class Agent implements AutoCloseable {
     while (!stopping.isDone() && !done.getAsBoolean() && System.nanoTime() < deadline) {
       LockSupport.parkNanos(PORT_POLL.toNanos());
     }
+  }
+
+  private static String seconds(long nanos) {
+    return String.format(java.util.Locale.ROOT, "%.2f s", nanos / 1e9);
   }
 
   /** Ends the server's I/O threads once its connections are closed ({@link ServerThreads}). */

@@ -31,6 +31,8 @@ final class Members implements AutoCloseable {
   private final Network network;
   private final Disks disks;
   private final List<SetpointClient> admin = new ArrayList<>();
+  /** Asks the members' {@code /readyz}; one for the run, as the full-disk phase asks many times. */
+  private final HttpClient http = HttpClient.newHttpClient();
   private final Set<Integer> unreachable = ConcurrentHashMap.newKeySet();
 
   private Members(LocalCluster cluster, Network network, Disks disks) {
@@ -129,7 +131,7 @@ final class Members implements AutoCloseable {
   /** Whether member {@code member}'s {@code /readyz} answers 503 now with {@code reason} in its message. */
   boolean readyzSays(int member, String reason) throws InterruptedException {
     URI readyz = URI.create("http://" + cluster.endpoints().get(member) + "/readyz");
-    try (HttpClient http = HttpClient.newHttpClient()) {
+    try {
       HttpResponse<String> answer = http.send(HttpRequest.newBuilder(readyz).timeout(ASK_DEADLINE).build(),
           HttpResponse.BodyHandlers.ofString());
       return answer.statusCode() == 503 && answer.body().contains(reason);
@@ -178,6 +180,7 @@ final class Members implements AutoCloseable {
   @Override
   public void close() {
     admin.forEach(SetpointClient::close);
+    http.close();
     if (disks != null) {
       // Unmounted once the members are gone, and before their directories are deleted.
       cluster.stop();

@@ -150,6 +150,12 @@ class ForwardClientTest {
     return Forward.newBuilder().setFrom("self").setBatch(batch).build();
   }
 
+  /** Waits until the client has asked who leads {@code times} more times from now. */
+  private void awaitLeaderAsked(int times) {
+    int asked = leaderAsked.get();
+    await().until(() -> leaderAsked.get() >= asked + times);
+  }
+
   private static List<Long> revisions(CompletableFuture<BatchReply> reply) {
     return reply.join().getOutcomesList().stream().map(Outcome::getRevision).toList();
   }
@@ -214,8 +220,7 @@ class ForwardClientTest {
 
     leader.set(next.peer());
     // The client first sees the new leader on one of its checks; the grace runs from there.
-    int asked = leaderAsked.get();
-    await().until(() -> leaderAsked.get() > asked);
+    awaitLeaderAsked(1);
     assertThat(stuck).isNotDone();
     ticker.addAndGet(GRACE.toNanos() + 1);
 
@@ -238,11 +243,9 @@ class ForwardClientTest {
     await().until(() -> leading.received.size() == 1);
 
     leader.set(null);
-    int asked = leaderAsked.get();
-    await().until(() -> leaderAsked.get() > asked + 1);
+    awaitLeaderAsked(2);
     ticker.addAndGet(GRACE.toNanos() + 1);
-    int later = leaderAsked.get();
-    await().until(() -> leaderAsked.get() > later + 1);
+    awaitLeaderAsked(2);
     leader.set(leading.peer());
     leading.commitEntry(0, 8);
 
@@ -300,8 +303,7 @@ class ForwardClientTest {
 
     await().until(() -> leaderAsked.get() >= 2);
     leader.set(unreachable);
-    int asked = leaderAsked.get();
-    await().until(() -> leaderAsked.get() >= asked + 2);
+    awaitLeaderAsked(2);
     leader.set(leading.peer());
     await().until(() -> leading.received.size() == 1);
     leading.commitEntry(0, 3);

@@ -90,6 +90,11 @@ final class ChaosBench implements Callable<Integer> {
       description = "Extra argument for every member (repeatable).")
   private List<String> agentArgs = new ArrayList<>();
 
+  @Option(names = "-agent-jvm-option", paramLabel = "OPT",
+      description = "Extra JVM option for every member (repeatable), after its -Xmx512m, "
+          + "e.g. -Dsetpoint.raft.off=inline-appends.")
+  private List<String> agentJvmOptions = new ArrayList<>();
+
   @Override
   public Integer call() throws Exception {
     Bench.requirePositive(spec, "-members", members);
@@ -101,7 +106,7 @@ final class ChaosBench implements Callable<Integer> {
     ChaosConfig config;
     try {
       config = new ChaosConfig(members, clients, sharedKeys, ownKeys, phases, duration, calm, window, heal, opsPerClient,
-          deadline, Duration.ofSeconds(90), chosenSeed, agentArgs);
+          deadline, Duration.ofSeconds(90), chosenSeed, agentArgs, agentJvmOptions);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -110,6 +115,9 @@ final class ChaosBench implements Callable<Integer> {
     out.printf(Locale.ROOT, "seed %d, phases: %s%s%n", chosenSeed,
         phases.stream().map(Fault::optionName).collect(Collectors.joining(", ")),
         duration.isZero() ? "" : ", again until " + duration.toSeconds() + " s have passed");
+    if (!agentJvmOptions.isEmpty()) {
+      out.printf(Locale.ROOT, "member JVM options added: %s%n", String.join(" ", agentJvmOptions));
+    }
     out.flush();
     try {
       ChaosRun.Report report = ChaosRun.run(config, out);

@@ -22,10 +22,11 @@ import java.util.List;
  * @param startTimeout how long a member may take to become ready
  * @param seed of the clients' and faults' random choices
  * @param agentArgs appended to every member's arguments
+ * @param agentJvmOptions appended to every member's JVM options
  */
 public record ChaosConfig(int members, int clients, int sharedKeys, int ownKeys, List<Fault> faults,
     Duration duration, Duration calm, Duration window, Duration heal, long maxOpsPerClient, Duration deadline,
-    Duration startTimeout, long seed, List<String> agentArgs) {
+    Duration startTimeout, long seed, List<String> agentArgs, List<String> agentJvmOptions) {
   /** What a fault must heal within, and what a calm request must be answered within. */
   public static final Duration FLOWING_AFTER_HEAL = Duration.ofSeconds(5);
   /** How long a request outside fault windows may take. */
@@ -47,5 +48,6 @@ public record ChaosConfig(int members, int clients, int sharedKeys, int ownKeys,
     }
     faults = List.copyOf(faults);
     agentArgs = List.copyOf(agentArgs);
+    agentJvmOptions = List.copyOf(agentJvmOptions);
   }
 }

@@ -50,7 +50,8 @@ final class Members implements AutoCloseable {
    */
   static Members start(ChaosConfig config) throws InterruptedException {
     AgentProcess.Config agents = new AgentProcess.Config(AgentProcess.Mode.DURABLE, config.members(), 0,
-        false, config.agentArgs(), JVM_OPTIONS, config.startTimeout());
+        false, config.agentArgs(), java.util.stream.Stream.concat(JVM_OPTIONS.stream(), config.agentJvmOptions().stream()).toList(),
+        config.startTimeout());
     AtomicReference<LocalCluster> started = new AtomicReference<>();
     Network network = config.faults().stream().anyMatch(Fault::partitions)
         ? new Network(() -> started.get() == null ? List.of() : started.get().pids())

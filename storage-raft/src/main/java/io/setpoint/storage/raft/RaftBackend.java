@@ -32,6 +32,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -118,6 +119,12 @@ public final class RaftBackend implements Backend, Replication {
   private final ForwardClient forwards;
   private final LocalSubmitter local;
   /**
+   * Where entries or read barriers go instead, when {@link RaftCustomization#LOCAL_SUBMITTER} or
+   * {@link RaftCustomization#FORWARD_STREAM} is off; null while both are on.
+   */
+  private final ClientSubmitter viaClient;
+  private final Set<RaftCustomization> off;
+  /**
    * Where entries and barriers are sent from once a Raft answer makes room for them, and where
    * forwards and barriers are answered: never on a Ratis thread, because handing an entry to this
    * member's own server appends it on the caller's thread, which may wait for room in the log's
@@ -145,8 +152,10 @@ public final class RaftBackend implements Backend, Replication {
       ExecutorService replies,
       MemberHealth health,
       ScheduledExecutorService healthTimer,
-      RaftActivity activity) {
+      RaftActivity activity,
+      Set<RaftCustomization> off) {
     this.activity = activity;
+    this.off = off;
     this.config = config;
     this.self = RatisSettings.peerId(config.nodeName());
     this.store = store;
@@ -159,6 +168,9 @@ public final class RaftBackend implements Backend, Replication {
     this.healthTimer = healthTimer;
     this.readiness = new ReadinessRule(ReadinessRule.bound(config.tuning()), System::nanoTime);
     this.local = new LocalSubmitter(server, self);
+    this.viaClient = off.contains(RaftCustomization.LOCAL_SUBMITTER) || off.contains(RaftCustomization.FORWARD_STREAM)
+        ? new ClientSubmitter(membership.newClient(null, retryPolicy, null), self)
+        : null;
     this.timeout = config.tuning().requestTimeout();
     RaftTuning t = config.tuning();
     this.writes = new WriteBatcher(this::replicate, this::appliedHere, t.maxBatchOps(), t.maxBatchBytes(), t.maxBatchesInFlight(), timeout,
@@ -183,7 +195,7 @@ public final class RaftBackend implements Backend, Replication {
    *     (the message names it)
    */
   public static RaftBackend start(RaftConfig config) {
-    return start(config, batch -> {});
+    return start(config, batch -> {}, RaftCustomization.offInThisJvm());
   }
 
   /**
@@ -191,16 +203,30 @@ public final class RaftBackend implements Backend, Replication {
    * applies it: tests throw from it to inject a failure of the state machine.
    */
   static RaftBackend start(RaftConfig config, Consumer<Batch> beforeApply) {
+    return start(config, beforeApply, RaftCustomization.offInThisJvm());
+  }
+
+  /**
+   * {@link #start(RaftConfig, Consumer)} with the customizations in {@code off} turned off, as
+   * {@link RaftCustomization#PROPERTY} does.
+   */
+  static RaftBackend start(RaftConfig config, Consumer<Batch> beforeApply, Set<RaftCustomization> off) {
+    if (!off.isEmpty()) {
+      log.warn("Raft member {} runs with these customizations off ({}): {}", config.nodeName(),
+          RaftCustomization.PROPERTY, off.stream().sorted().map(RaftCustomization::flag).toList());
+    }
     // First, so that unusable TLS files fail before anything starts.
     CommitPropagation commits = new CommitPropagation();
     ForwardedWrites forwarded = new ForwardedWrites(commits::tell);
-    var parameters = RatisSettings.parameters(config, new ForwardService(forwarded));
-    commits.install(parameters);
+    var parameters = RatisSettings.parameters(config, new ForwardService(forwarded), off);
+    if (!off.contains(RaftCustomization.COMMIT_PROPAGATION)) {
+      commits.install(parameters);
+    }
     ReplicatedStore store = new ReplicatedStore(config.limits());
     RaftActivity activity = new RaftActivity();
     LeadershipEvents leadership = new LeadershipEvents();
     RaftGroup group = RatisSettings.group(config);
-    var properties = RatisSettings.properties(config);
+    var properties = RatisSettings.properties(config, off);
     ExecutorService replies =
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("setpoint-raft-reply-", 0).factory());
     StartupCheck check = new StartupCheck(config, properties);
@@ -239,7 +265,7 @@ public final class RaftBackend implements Backend, Replication {
           RatisSettings.retryWhileTurnedAway(config.tuning()));
       RaftBackend backend = new RaftBackend(config, store, leadership, server, membership,
           RatisSettings.retryPolicy(config.tuning()), RatisSettings.toLeader(properties, parameters),
-          replies, health, healthTimer, activity);
+          replies, health, healthTimer, activity, off);
       forwarded.open(backend.writes, backend::isLeader);
       health.attach(server, group, RatisSettings.peerId(config.nodeName()), backend::stopWrites);
       // Looks between questions too, so a stall is timed from when it began, not from the next probe.
@@ -601,6 +627,9 @@ public final class RaftBackend implements Backend, Replication {
     writes.close();
     store.close();
     forwards.close();
+    if (viaClient != null) {
+      viaClient.close();
+    }
     LogWorkerWakeup.whenClosed(server, LOG_CLOSE_TIMEOUT);
     closeQuietly(server);
     // Only now: until the server has answered every write in flight, their deadlines still count.
@@ -795,12 +824,20 @@ public final class RaftBackend implements Backend, Replication {
     if (own != null) {
       return own;
     }
+    if (off.contains(RaftCustomization.FORWARD_STREAM)) {
+      return offRatis(viaClient.write(StoreStateMachine.message(batch))).thenApply(RaftBackend::batchReply);
+    }
     return forwards.send(Forward.newBuilder().setFrom(config.nodeName()).setBatch(batch).build());
   }
 
   /** {@code batch} as this member's own log entry; {@code null} when it does not lead. */
   private CompletableFuture<BatchReply> ownEntryIfLeading(Batch batch) {
-    CompletableFuture<RaftClientReply> submitted = local.writeIfLeading(StoreStateMachine.message(batch));
+    CompletableFuture<RaftClientReply> submitted;
+    if (off.contains(RaftCustomization.LOCAL_SUBMITTER)) {
+      submitted = isLeader() ? viaClient.write(StoreStateMachine.message(batch)) : null;
+    } else {
+      submitted = local.writeIfLeading(StoreStateMachine.message(batch));
+    }
     // Answered off the Ratis thread that completes it (the one applying entries, on a leader): a
     // writer woken there may block, e.g. on the linearizable read after a lost race, which waits
     // for that very thread to apply the barrier, so every write stalled until its timeout.
@@ -836,7 +873,9 @@ public final class RaftBackend implements Backend, Replication {
   }
 
   private CompletableFuture<Void> readIndex() {
-    return offRatis(local.readBarrier()).thenAccept(reply -> checkReply(reply, "strong read"));
+    CompletableFuture<RaftClientReply> barrier =
+        off.contains(RaftCustomization.LOCAL_SUBMITTER) ? viaClient.readBarrier() : local.readBarrier();
+    return offRatis(barrier).thenAccept(reply -> checkReply(reply, "strong read"));
   }
 
   /** {@code sent}, answered on {@link #replies} rather than on the Ratis thread that completes it. */

@@ -5,9 +5,11 @@ import java.net.ConnectException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
@@ -66,14 +68,16 @@ final class RatisSettings {
     return RaftPeerId.valueOf(nodeName);
   }
 
-  static RaftProperties properties(RaftConfig config) {
+  /** Ratis's properties for {@code config}, with the customizations in {@code off} left at Ratis's defaults. */
+  static RaftProperties properties(RaftConfig config, Set<RaftCustomization> off) {
     RaftTuning t = config.tuning();
     RaftProperties p = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(p, List.of(config.dataDir().toFile()));
     GrpcConfigKeys.Server.setHost(p, config.bindHost());
     GrpcConfigKeys.Server.setPort(p, config.raftPort());
     // gRPC, with a leader that tells its followers of each commit at once (see CommitPropagation).
-    RaftConfigKeys.Rpc.setType(p, new CommitPropagation.Rpc());
+    RaftConfigKeys.Rpc.setType(
+        p, off.contains(RaftCustomization.COMMIT_PROPAGATION) ? SupportedRpcType.GRPC : new CommitPropagation.Rpc());
 
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(t.electionTimeoutMin()));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(t.electionTimeoutMax()));
@@ -101,7 +105,7 @@ final class RatisSettings {
     // Ratis otherwise appends an entry recording the commit index after every commit: a second
     // entry, fsync and replication round per batch, only so that a restarted member can apply its
     // log before it hears from a leader. It hears from one within an election timeout anyway.
-    RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
+    RaftServerConfigKeys.Log.setLogMetadataEnabled(p, off.contains(RaftCustomization.NO_METADATA_ENTRIES));
     // How long the leader pauses between attempts to reach a member it cannot reach. Ratis's default
     // backs off to 5 s after 30 failures, so a member restarted after half a minute away waited up
     // to 5 s to be heard from, and its clients with it. One election timeout is as long as that
@@ -113,7 +117,9 @@ final class RatisSettings {
     // gather into one. Concurrent writes already travel as one entry (WriteBatcher), and the wait put
     // a floor of about a millisecond under each round: three members, one client on the leader,
     // 816-826 writes/s with it against 949-962 without.
-    RaftServerConfigKeys.Log.Appender.setWaitTimeMin(p, TimeDuration.ZERO);
+    if (!off.contains(RaftCustomization.NO_APPEND_WAIT)) {
+      RaftServerConfigKeys.Log.Appender.setWaitTimeMin(p, TimeDuration.ZERO);
+    }
     // A batch is one entry: the appender must be able to carry the largest one.
     RaftServerConfigKeys.Log.Appender.setBufferByteLimit(
         p, SizeInBytes.valueOf(Math.max(4L << 20, 2L * t.maxBatchBytes())));
@@ -154,11 +160,15 @@ final class RatisSettings {
    *
    * @throws IllegalArgumentException naming a TLS file that cannot be used
    */
-  static Parameters parameters(RaftConfig config, ForwardService forwards) {
+  static Parameters parameters(RaftConfig config, ForwardService forwards, Set<RaftCustomization> off) {
     Parameters parameters = new Parameters();
-    InlineAppends inline = new InlineAppends();
-    GrpcConfigKeys.Server.setServicesCustomizer(parameters, (builder, types) ->
-        types.contains(GrpcServices.Type.SERVER) ? inline.customize(builder, types).addService(forwards.definition()) : builder);
+    InlineAppends inline = off.contains(RaftCustomization.INLINE_APPENDS) ? null : new InlineAppends();
+    GrpcConfigKeys.Server.setServicesCustomizer(parameters, (builder, types) -> {
+      if (!types.contains(GrpcServices.Type.SERVER)) {
+        return builder;
+      }
+      return (inline == null ? builder : inline.customize(builder, types)).addService(forwards.definition());
+    });
     if (config.tls() != null) {
       TlsFiles.Loaded tls = config.tls().load();
       GrpcTlsConfig conf = new GrpcTlsConfig(

@@ -17,6 +17,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
@@ -56,9 +57,11 @@ final class TestCluster implements AutoCloseable {
   private final Map<String, String> peers = new LinkedHashMap<>();
   private final Map<String, RaftConfig> configs = new LinkedHashMap<>();
   private final Map<String, RaftBackend> running = new LinkedHashMap<>();
+  private final Set<RaftCustomization> off;
 
-  private TestCluster(Path root) {
+  private TestCluster(Path root, Set<RaftCustomization> off) {
     this.root = root;
+    this.off = off;
   }
 
   /** Starts {@code size} members and waits until one of them leads. */
@@ -71,9 +74,18 @@ final class TestCluster implements AutoCloseable {
    * of them leads; the others are started later with {@link #startMember}.
    */
   static TestCluster start(int size, int started, Limits limits, RaftTuning tuning) {
+    return start(size, started, limits, tuning, Set.of());
+  }
+
+  /** {@link #start(int, Limits, RaftTuning)} with every member's customizations in {@code off} turned off. */
+  static TestCluster startWithout(Set<RaftCustomization> off, int size, RaftTuning tuning) {
+    return start(size, size, Limits.DEFAULT, tuning, off);
+  }
+
+  private static TestCluster start(int size, int started, Limits limits, RaftTuning tuning, Set<RaftCustomization> off) {
     TestCluster cluster;
     try {
-      cluster = new TestCluster(Files.createTempDirectory("setpoint-raft-"));
+      cluster = new TestCluster(Files.createTempDirectory("setpoint-raft-"), Set.copyOf(off));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -100,7 +112,7 @@ final class TestCluster implements AutoCloseable {
 
   /** (Re)starts the member {@code name} on its directory and port. */
   RaftBackend startMember(String name) {
-    RaftBackend backend = RaftBackend.start(configs.get(name));
+    RaftBackend backend = RaftBackend.start(configs.get(name), batch -> {}, off);
     synchronized (running) {
       running.put(name, backend);
     }

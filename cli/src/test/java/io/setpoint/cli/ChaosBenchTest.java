@@ -42,6 +42,19 @@ class ChaosBenchTest {
   }
 
   @Test
+  void givesEveryMemberTheJvmOptions() {
+    // A Raft customization no agent knows: the member refuses to start, and says why.
+    CliRun run = CliRun.run("bench", "chaos", "-members", "1", "-clients", "1", "-faults", "none",
+        "-agent-jvm-option", "-Dsetpoint.raft.off=warp-drive", "-seed", "7");
+
+    assertThat(run.code()).as(run.toString()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("member JVM options added: -Dsetpoint.raft.off=warp-drive\n")
+        .contains("could not run: ")
+        .contains("setpoint.raft.off: unknown Raft customization 'warp-drive'; known: commit-propagation");
+  }
+
+  @Test
   void anUnknownFaultIsAUsageError() {
     CliRun run = CliRun.run("bench", "chaos", "-faults", "none,flood");
 

@@ -47,9 +47,18 @@ enum RaftCustomization {
     return flag;
   }
 
-  /** The customizations {@value #PROPERTY} turns off in this JVM. */
+  /**
+   * The customizations {@value #PROPERTY} turns off in this JVM.
+   *
+   * @throws IllegalStateException when the property names an unknown one (the JVM was started
+   *     wrong, not the store's configuration)
+   */
   static Set<RaftCustomization> offInThisJvm() {
-    return parseOff(System.getProperty(PROPERTY, ""));
+    try {
+      return parseOff(System.getProperty(PROPERTY, ""));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    }
   }
 
   /**

@@ -21,11 +21,12 @@ class ChaosBenchTest {
   @Test
   void runsThePhasesAndReportsEveryCheckAndATally() {
     CliRun run = CliRun.run("bench", "chaos", "-members", "1", "-clients", "2", "-shared-keys", "2", "-own-keys", "1",
-        "-faults", "none,kill-leader", "-calm", "300ms", "-window", "300ms", "-heal", "1s", "-seed", "7");
+        "-faults", "none,kill-leader", "-warmup", "300ms", "-calm", "300ms", "-window", "300ms", "-heal", "1s", "-seed", "7");
 
     assertThat(run.out()).as(run.toString())
         .contains("seed 7, phases: none, kill-leader\n")
         .contains("starting 1 durable members")
+        .contains("clients warming up for 0.3 s before the first phase\n")
         .containsPattern("phase 1 no fault: [0-9.]+ s \\(fault [0-9.]+ s\\), [0-9,]+ operations, [0-9,]+ answered \\([0-9.]+/s\\), p99 ")
         .containsPattern("phase 2 kill -9 of the leader \\(n1\\): .*flowing after the heal: n1 ")
         .containsPattern("clients stopped after [0-9,]+ operations")

@@ -62,6 +62,12 @@ final class ChaosBench implements Callable<Integer> {
       description = "Run the phases again, in order, until this much time has passed (default: each once).")
   private Duration duration;
 
+  @Option(names = "-warmup", paramLabel = "TIME", defaultValue = "5s", converter = DurationConverter.class,
+      description = "How long the clients run before the first phase: checked for safety, timed by no liveness check,"
+          + " since the members' and the clients' JVMs have only just started; `bench writes -first` measures that"
+          + " (default: ${DEFAULT-VALUE}).")
+  private Duration warmup;
+
   @Option(names = "-calm", paramLabel = "TIME", defaultValue = "2s", converter = DurationConverter.class,
       description = "Each phase's time before its fault (default: ${DEFAULT-VALUE}).")
   private Duration calm;
@@ -105,7 +111,7 @@ final class ChaosBench implements Callable<Integer> {
     long chosenSeed = seed != null ? seed : System.nanoTime();
     ChaosConfig config;
     try {
-      config = new ChaosConfig(members, clients, sharedKeys, ownKeys, phases, duration, calm, window, heal, opsPerClient,
+      config = new ChaosConfig(members, clients, sharedKeys, ownKeys, phases, duration, warmup, calm, window, heal, opsPerClient,
           deadline, Duration.ofSeconds(90), chosenSeed, agentArgs, agentJvmOptions);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());

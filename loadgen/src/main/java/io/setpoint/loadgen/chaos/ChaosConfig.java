@@ -14,6 +14,8 @@ import java.util.List;
  *     then heals and runs {@code heal} more
  * @param duration after every phase ran once, phases go on, in the same order, until this much
  *     time has passed since the first began; zero: each once
+ * @param warmup how long the clients run before the first phase: their operations are checked for
+ *     safety like any other, but belong to no phase, so liveness does not time the JVMs' start
  * @param calm how long a phase runs before its fault
  * @param window how long a fault lasts (a rolling restart lasts as long as its restarts take)
  * @param heal how long a phase runs after its fault healed
@@ -25,7 +27,7 @@ import java.util.List;
  * @param agentJvmOptions appended to every member's JVM options
  */
 public record ChaosConfig(int members, int clients, int sharedKeys, int ownKeys, List<Fault> faults,
-    Duration duration, Duration calm, Duration window, Duration heal, long maxOpsPerClient, Duration deadline,
+    Duration duration, Duration warmup, Duration calm, Duration window, Duration heal, long maxOpsPerClient, Duration deadline,
     Duration startTimeout, long seed, List<String> agentArgs, List<String> agentJvmOptions) {
   /** What a fault must heal within, and what a calm request must be answered within. */
   public static final Duration FLOWING_AFTER_HEAL = Duration.ofSeconds(5);
@@ -36,6 +38,9 @@ public record ChaosConfig(int members, int clients, int sharedKeys, int ownKeys,
   public ChaosConfig {
     if (members < 1 || clients < 1 || sharedKeys < 1 || ownKeys < 0 || maxOpsPerClient < 1) {
       throw new IllegalArgumentException("members, clients, shared keys and operations must be positive, own keys not negative");
+    }
+    if (warmup.isNegative()) {
+      throw new IllegalArgumentException("-warmup must not be negative, was " + warmup);
     }
     if (faults.isEmpty()) {
       throw new IllegalArgumentException("no phases to run");

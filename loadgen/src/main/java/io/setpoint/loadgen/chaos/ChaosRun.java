@@ -86,6 +86,10 @@ public final class ChaosRun {
       say("%d clients, each operation through a random member, on %d shared keys and %d of each client's own;"
           + " deadline %s; a watcher on every member", config.clients(), config.sharedKeys(), config.ownKeys(),
           seconds(config.deadline()));
+      if (config.warmup().isPositive()) {
+        say("clients warming up for %s before the first phase", seconds(config.warmup()));
+        Thread.sleep(config.warmup());
+      }
       List<Phase> phases = new ArrayList<>();
       FaultRunner faults = new FaultRunner(config, members);
       long first = System.nanoTime();

@@ -509,11 +509,11 @@ public final class SetpointClient implements AutoCloseable {
         builder.intercept(ClientTracing.of(openTelemetry));
       }
       ManagedChannel channel = builder.build();
-      Channel calls = channel;
+      Channel calls = ClientInterceptors.intercept(channel, new ReconnectOnDemand(channel));
       if (token != null && !token.isEmpty()) {
         Metadata headers = new Metadata();
         headers.put(Metadata.Key.of(TOKEN_HEADER, Metadata.ASCII_STRING_MARSHALLER), token);
-        calls = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers));
+        calls = ClientInterceptors.intercept(calls, MetadataUtils.newAttachHeadersInterceptor(headers));
       }
       return new SetpointClient(channel, new Rpc(calls, address, deadline), Fence.getDefaultInstance(), IGNORED, true);
     }

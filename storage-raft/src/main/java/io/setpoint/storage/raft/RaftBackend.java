@@ -32,8 +32,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -187,12 +187,16 @@ public final class RaftBackend implements Backend, Replication {
    * or creates it, and joins the cluster. Returns without waiting for a leader; requests wait for
    * one, up to the request timeout.
    *
+   * <p>The system property {@code setpoint.raft.off} turns this backend's speed changes to Ratis
+   * off, to measure what each buys (docs/benchmarks.md, "What each Raft change buys").
+   *
    * @throws UncheckedIOException when the data directory or the port cannot be used; when the data
    *     directory is damaged so that starting would serve less than this member acknowledged (a
    *     snapshot or log segment gone or failing its checksum, {@code raft-meta} lost on a member
    *     of a cluster), the message names the files, the cause and what to do
    * @throws IllegalArgumentException when a {@linkplain RaftConfig#tls() TLS} file cannot be used
    *     (the message names it)
+   * @throws IllegalStateException when {@code setpoint.raft.off} names an unknown change
    */
   public static RaftBackend start(RaftConfig config) {
     return start(config, batch -> {}, RaftCustomization.offInThisJvm());

@@ -17,6 +17,7 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 
 /**
  * The durable members of a run, as separate processes ({@link AgentProcess}), with what the faults
@@ -50,7 +51,7 @@ final class Members implements AutoCloseable {
    */
   static Members start(ChaosConfig config) throws InterruptedException {
     AgentProcess.Config agents = new AgentProcess.Config(AgentProcess.Mode.DURABLE, config.members(), 0,
-        false, config.agentArgs(), java.util.stream.Stream.concat(JVM_OPTIONS.stream(), config.agentJvmOptions().stream()).toList(),
+        false, config.agentArgs(), Stream.concat(JVM_OPTIONS.stream(), config.agentJvmOptions().stream()).toList(),
         config.startTimeout());
     AtomicReference<LocalCluster> started = new AtomicReference<>();
     Network network = config.faults().stream().anyMatch(Fault::partitions)

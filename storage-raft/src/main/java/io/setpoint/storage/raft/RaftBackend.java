@@ -123,7 +123,10 @@ public final class RaftBackend implements Backend, Replication {
    * {@link RaftCustomization#FORWARD_STREAM} is off; null while both are on.
    */
   private final ClientSubmitter viaClient;
-  private final Set<RaftCustomization> off;
+  /** Whether this member's own entries and read barriers go through {@link #viaClient}. */
+  private final boolean submitViaClient;
+  /** Whether a follower's batches go through {@link #viaClient} rather than the forward stream. */
+  private final boolean forwardViaClient;
   /**
    * Where entries and barriers are sent from once a Raft answer makes room for them, and where
    * forwards and barriers are answered: never on a Ratis thread, because handing an entry to this
@@ -155,7 +158,8 @@ public final class RaftBackend implements Backend, Replication {
       RaftActivity activity,
       Set<RaftCustomization> off) {
     this.activity = activity;
-    this.off = off;
+    this.submitViaClient = off.contains(RaftCustomization.LOCAL_SUBMITTER);
+    this.forwardViaClient = off.contains(RaftCustomization.FORWARD_STREAM);
     this.config = config;
     this.self = RatisSettings.peerId(config.nodeName());
     this.store = store;
@@ -168,7 +172,7 @@ public final class RaftBackend implements Backend, Replication {
     this.healthTimer = healthTimer;
     this.readiness = new ReadinessRule(ReadinessRule.bound(config.tuning()), System::nanoTime);
     this.local = new LocalSubmitter(server, self);
-    this.viaClient = off.contains(RaftCustomization.LOCAL_SUBMITTER) || off.contains(RaftCustomization.FORWARD_STREAM)
+    this.viaClient = submitViaClient || forwardViaClient
         ? new ClientSubmitter(membership.newClient(null, retryPolicy, null), self)
         : null;
     this.timeout = config.tuning().requestTimeout();
@@ -828,7 +832,7 @@ public final class RaftBackend implements Backend, Replication {
     if (own != null) {
       return own;
     }
-    if (off.contains(RaftCustomization.FORWARD_STREAM)) {
+    if (forwardViaClient) {
       return offRatis(viaClient.write(StoreStateMachine.message(batch))).thenApply(RaftBackend::batchReply);
     }
     return forwards.send(Forward.newBuilder().setFrom(config.nodeName()).setBatch(batch).build());
@@ -837,7 +841,7 @@ public final class RaftBackend implements Backend, Replication {
   /** {@code batch} as this member's own log entry; {@code null} when it does not lead. */
   private CompletableFuture<BatchReply> ownEntryIfLeading(Batch batch) {
     CompletableFuture<RaftClientReply> submitted;
-    if (off.contains(RaftCustomization.LOCAL_SUBMITTER)) {
+    if (submitViaClient) {
       submitted = isLeader() ? viaClient.write(StoreStateMachine.message(batch)) : null;
     } else {
       submitted = local.writeIfLeading(StoreStateMachine.message(batch));
@@ -878,7 +882,7 @@ public final class RaftBackend implements Backend, Replication {
 
   private CompletableFuture<Void> readIndex() {
     CompletableFuture<RaftClientReply> barrier =
-        off.contains(RaftCustomization.LOCAL_SUBMITTER) ? viaClient.readBarrier() : local.readBarrier();
+        submitViaClient ? viaClient.readBarrier() : local.readBarrier();
     return offRatis(barrier).thenAccept(reply -> checkReply(reply, "strong read"));
   }
 

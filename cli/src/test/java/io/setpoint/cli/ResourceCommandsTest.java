@@ -215,6 +215,35 @@ class ResourceCommandsTest {
   }
 
   @Test
+  void applyDryRunAdmitsOnTheServerAndStoresNothing() throws Exception {
+    Path good = file("dry.yaml", """
+        id: {type: demo.v2.Artist, name: dry, tenancy: {namespace: apply-dry}}
+        data: {name: Dry}
+        """);
+    Path bad = file("dry-bad.yaml", """
+        id: {type: demo.v2.Album, name: nameless, tenancy: {namespace: apply-dry}}
+        data: {tracks: [{name: ok}, {}]}
+        """);
+
+    CliRun wouldCreate = resource("apply", "--dry-run", "-f", good.toString());
+    CliRun refused = resource("apply", "--dry-run", "-f", bad.toString());
+    CliRun created = resource("apply", "-f", good.toString());
+    CliRun wouldLeave = resource("apply", "-dry-run", "-f", good.toString());
+
+    assertThat(wouldCreate.code()).as(wouldCreate.toString()).isZero();
+    assertThat(wouldCreate.out()).isEqualTo("would create demo.v2.Artist/default/apply-dry/dry (dry run: nothing stored)\n");
+    assertThat(refused.code()).isEqualTo(1);
+    assertThat(refused.err()).isEqualTo("Error: resource.data.name: must not be empty (rule: required); "
+        + "resource.data.tracks[1].name: must not be empty (rule: required)\n");
+    assertThat(created.out()).startsWith("created demo.v2.Artist/default/apply-dry/dry");
+    assertThat(wouldLeave.out()).isEqualTo("would leave unchanged demo.v2.Artist/default/apply-dry/dry (dry run: nothing stored)\n");
+    // Only the real apply stored anything: one artist, at the version it created.
+    assertThat(client.listAll(DemoTypes.ARTIST, Tenancies.of("default", "apply-dry"))).singleElement()
+        .satisfies(r -> assertThat(created.out()).contains("(version " + r.getVersion() + ")"));
+    assertThat(client.listAll(DemoTypes.ALBUM, Tenancies.of("default", "apply-dry"))).isEmpty();
+  }
+
+  @Test
   void applyOfAMissingFileOrInvalidYamlExitsOneWithTheReason() throws Exception {
     CliRun missing = resource("apply", "-f", dir.resolve("nope.yaml").toString());
     CliRun invalid = resource("apply", "-f", file("bad.yaml", "id: [unclosed\n").toString());
@@ -364,6 +393,28 @@ class ResourceCommandsTest {
         line -> assertThat(line).isEqualTo(
             "DELETE " + (Long.parseLong(after.getVersion()) + 1) + " demo.v2.Artist/default/watch/before"));
     assertThat(watch.err()).isEmpty();
+  }
+
+  @Test
+  void watchSinceARevisionPrintsOnlyTheChangesAfterItWithoutASnapshot() throws Exception {
+    Resource first = writeArtist("watch-since", "first");
+    Resource second = writeArtist("watch-since", "second");
+
+    CliRun watch = CliRun.start("resource", "watch", "demo.v2.Artist", "-namespace", "watch-since",
+        "-since", first.getVersion(), "-address", address);
+    await().atMost(Duration.ofSeconds(20)).until(() -> watch.out().contains("second"));
+    Resource third = writeArtist("watch-since", "third");
+    await().atMost(Duration.ofSeconds(20)).until(() -> watch.out().contains("third"));
+    watch.interruptAndJoin();
+    CliRun negative = resource("watch", "demo.v2.Artist", "-since", "-1");
+
+    assertThat(watch.code()).as(watch.toString()).isZero();
+    assertThat(watch.out().lines().map(line -> String.join(" ", line.split(" +")))).containsExactly(
+        "EVENT REVISION RESOURCE",
+        "UPSERT " + second.getVersion() + " demo.v2.Artist/default/watch-since/second",
+        "UPSERT " + third.getVersion() + " demo.v2.Artist/default/watch-since/third");
+    assertThat(negative.code()).isEqualTo(1);
+    assertThat(negative.err()).contains("-since").contains("0 or more");
   }
 
   @Test

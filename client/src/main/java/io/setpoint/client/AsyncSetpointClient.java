@@ -182,10 +182,38 @@ public final class AsyncSetpointClient {
     });
   }
 
-  /** The direct children of one owner incarnation ({@code owner} must carry its uid). */
+  /**
+   * Every direct child of one owner incarnation ({@code owner} must carry its uid), page after
+   * page; see {@link SetpointClient#listByOwner(ID)}.
+   */
   public CompletableFuture<List<Resource>> listByOwner(ID owner) {
-    ListByOwnerRequest request = ListByOwnerRequest.newBuilder().setOwner(owner).build();
-    return rpc.unary(ResourceServiceGrpc.getListByOwnerMethod(), request, ListByOwnerResponse::getResourcesList);
+    CompletableFuture<List<Resource>> result = new CompletableFuture<>();
+    nextOwnedPage(ListByOwnerRequest.newBuilder().setOwner(owner).build(), new ArrayList<>(), result);
+    return result;
+  }
+
+  /** One page of an owner's children; see {@link SetpointClient#listByOwner(ListByOwnerRequest)}. */
+  public CompletableFuture<ListByOwnerResponse> listByOwner(ListByOwnerRequest request) {
+    return rpc.unary(ResourceServiceGrpc.getListByOwnerMethod(), request, response -> response);
+  }
+
+  private void nextOwnedPage(ListByOwnerRequest request, List<Resource> found,
+      CompletableFuture<List<Resource>> result) {
+    if (result.isDone()) {
+      return; // cancelled by the caller: ask for no more pages
+    }
+    listByOwner(request).whenComplete((page, failure) -> {
+      if (failure != null) {
+        result.completeExceptionally(failure);
+        return;
+      }
+      found.addAll(page.getResourcesList());
+      if (page.getNextPageToken().isEmpty()) {
+        result.complete(List.copyOf(found));
+      } else {
+        nextOwnedPage(request.toBuilder().setPageToken(page.getNextPageToken()).build(), found, result);
+      }
+    });
   }
 
   /** Deletes a resource (absent is success). */

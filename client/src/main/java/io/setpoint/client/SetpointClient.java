@@ -19,6 +19,8 @@ import io.setpoint.api.controller.v1.ListReconcilesRequest;
 import io.setpoint.api.controller.v1.ReconcileInfo;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.ListByOwnerRequest;
+import io.setpoint.api.v1.ListByOwnerResponse;
 import io.setpoint.api.v1.ListRequest;
 import io.setpoint.api.v1.ListResponse;
 import io.setpoint.api.v1.ListTypesResponse;
@@ -222,9 +224,20 @@ public final class SetpointClient implements AutoCloseable {
     return Rpc.await(async.listAll(type, tenancy));
   }
 
-  /** The direct children of one owner incarnation ({@code owner} must carry its uid). */
+  /**
+   * Every direct child of one owner incarnation ({@code owner} must carry its uid), in order of
+   * type, tenancy and name, fetched a page at a time (so not at one revision).
+   */
   public List<Resource> listByOwner(ID owner) {
     return Rpc.await(async.listByOwner(owner));
+  }
+
+  /**
+   * One page of an owner's children: at most {@code request.page_size} (0: the server's default)
+   * after {@code request.page_token}, with the token of the next page (empty on the last).
+   */
+  public ListByOwnerResponse listByOwner(ListByOwnerRequest request) {
+    return Rpc.await(async.listByOwner(request));
   }
 
   /** Deletes a resource. Deleting an absent resource succeeds. */

@@ -21,6 +21,7 @@ import io.setpoint.api.v1.DeleteRequest;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.ListByOwnerRequest;
 import io.setpoint.api.v1.ListRequest;
+import io.setpoint.api.v1.MutateAndValidateRequest;
 import io.setpoint.api.v1.ReadRequest;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
@@ -61,7 +62,7 @@ import java.util.concurrent.Executors;
  *                                                         If-None-Match: * creates only, If-Match: VERSION)
  * DELETE /api/{group}/{version}/{kind}/{name}             Delete (partition, namespace, uid, version)
  * PUT    /api/{group}/{version}/{kind}/{name}/status/{key} WriteStatus (partition, namespace, uid, version)
- * GET    /api/{group}/{version}/{kind}/{name}/owned       ListByOwner (partition, namespace, uid)
+ * GET    /api/{group}/{version}/{kind}/{name}/owned       ListByOwner (partition, namespace, uid, page_size, page_token)
  * GET    /api/types                                       the served types, with JSON Schemas
  * GET    /api/openapi.json                                an OpenAPI 3.1 document
  * </pre>
@@ -80,7 +81,8 @@ public final class HttpGateway implements HttpService {
   private static final Set<String> WATCH = Set.of("partition", "namespace", "name_prefix", "watch", "hash_ranges");
   private static final Set<String> READ = Set.of("partition", "namespace", "uid", "consistent");
   private static final Set<String> WRITE = Set.of("partition", "namespace", "uid", "version");
-  private static final Set<String> OWNED = Set.of("partition", "namespace", "uid");
+  private static final Set<String> PUT = Set.of("partition", "namespace", "uid", "version", "dry_run");
+  private static final Set<String> OWNED = Set.of("partition", "namespace", "uid", "page_size", "page_token");
   private static final Set<String> RECONCILES = Set.of("resource", "partition", "namespace", "limit");
   /** What the first path segments after {@code /api/} are, for errors about them. */
   private static final List<String> SEGMENT_FIELDS = List.of("group", "group_version", "kind", "name");
@@ -193,8 +195,15 @@ public final class HttpGateway implements HttpService {
       }
       if (method == HttpMethod.PUT) {
         Preconditions pre = Preconditions.ofPut(req.headers());
+        Query q = Query.of(ctx.queryParams(), PUT);
+        Resource resource = resource(reg, name, q, pre, req);
+        if (q.flag("dry_run")) {
+          // As kubectl apply --dry-run=server: admitted (mutated, validated, authorized), not stored.
+          return ok(handler.mutateAndValidate(authz,
+              MutateAndValidateRequest.newBuilder().setResource(resource).build()).getResource());
+        }
         WriteRequest.Builder write = WriteRequest.newBuilder()
-            .setResource(resource(reg, name, Query.of(ctx.queryParams(), WRITE), pre, req))
+            .setResource(resource)
             .setCreateOnly(pre.createOnly())
             .setRequestId(pre.requestId());
         if (pre.fenced()) {
@@ -328,7 +337,8 @@ public final class HttpGateway implements HttpService {
     if (owner.getUid().isEmpty()) {
       owner = handler.read(authz, ReadRequest.newBuilder().setId(owner).build()).getResource().getId();
     }
-    return ok(handler.listByOwner(authz, ListByOwnerRequest.newBuilder().setOwner(owner).build()));
+    return ok(handler.listByOwner(authz, ListByOwnerRequest.newBuilder().setOwner(owner)
+        .setPageSize(q.uint32("page_size")).setPageToken(q.string("page_token")).build()));
   }
 
   /**

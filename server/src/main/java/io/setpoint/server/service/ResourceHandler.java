@@ -614,15 +614,25 @@ public final class ResourceHandler {
 
   public ListByOwnerResponse listByOwner(Authorizer authz, ListByOwnerRequest req) {
     ID owner = validator.id("owner", req.hasOwner(), req.getOwner(), true);
+    Violations v = Violations.at("");
+    if (Integer.compareUnsigned(req.getPageSize(), limits.maxPageSize()) > 0) {
+      v.add("page_size", "max", "must be at most " + limits.maxPageSize());
+    }
+    String after = OwnedPages.after(v, req.getPageToken(), owner);
+    v.throwIfAny();
+    int pageSize = req.getPageSize() == 0 ? limits.defaultPageSize() : req.getPageSize();
     ListByOwnerResponse.Builder out = ListByOwnerResponse.newBuilder();
+    List<Resource> readable = new ArrayList<>();
     for (Resource child : backend.listByOwner(owner)) {
       registry.resolve(child.getId().getType()).ifPresent(reg -> {
         if (canRead(authz, reg, child)) {
-          out.addResources(child);
+          readable.add(child);
         }
       });
     }
-    return out.build();
+    OwnedPages.Page page = OwnedPages.page(readable, after, pageSize);
+    return out.addAllResources(page.resources()).setNextPageToken(page.last() == null ? "" : OwnedPages.token(owner, page.last()))
+        .build();
   }
 
   public DeleteResponse delete(Authorizer authz, DeleteRequest req) {

@@ -75,6 +75,22 @@ class HttpGatewayTest {
   }
 
   @Test
+  void aDryRunPutAnswersWhatWouldBeStoredAndStoresNothing() {
+    // The demo's mutate hook fills in a missing genre: the answer shows the resource as admitted.
+    JsonNode admitted = ok(http.put(ARTISTS + "/dry?dry_run=true", "{\"data\": {\"name\": \"Dry\"}}"));
+    assertThat(admitted.at("/data/genre").asText()).isEqualTo("GENRE_DISCO");
+    assertThat(http.get(ARTISTS + "/dry").status()).as("nothing stored").isEqualTo(404);
+
+    Http.Answer invalid = http.put(ARTISTS + "/dry?dry_run=true", "{\"data\": {\"name\": \"\"}}");
+    assertThat(invalid.status()).isEqualTo(400);
+    assertThat(invalid.json().get("message").asText()).contains("resource.data.name");
+    Http.Answer badFlag = http.put(ARTISTS + "/dry?dry_run=maybe", "{\"data\": {\"name\": \"Dry\"}}");
+    assertThat(badFlag.status()).isEqualTo(400);
+    assertThat(badFlag.json().get("message").asText()).contains("dry_run").contains("true or false");
+    assertThat(http.get(ARTISTS + "/dry").status()).isEqualTo(404);
+  }
+
+  @Test
   void aDocumentReadCanBeWrittenBackAndItsVersionGuardsIt() {
     ok(http.put(ARTISTS + "/nina", "{\"data\": {\"name\": \"Nina Simone\"}}"));
     ObjectNode doc = (ObjectNode) ok(http.get(ARTISTS + "/nina"));
@@ -160,6 +176,38 @@ class HttpGatewayTest {
     assertThat(owned.at("/resources/0/id/name").asText()).isEqualTo("head-hunters");
     assertThat(owned.at("/resources/0/data/yearOfRelease").asInt()).isEqualTo(1973);
     assertThat(ok(http.get(ARTISTS + "/herbie/owned?uid=" + artist.at("/id/uid").asText()))).isEqualTo(owned);
+  }
+
+  @Test
+  void ownedComesAPageAtATimeInNameOrderAndATokenIsGoodForItsOwnerOnly() {
+    JsonNode artist = ok(http.put(ARTISTS + "/wayne", "{\"data\": {\"name\": \"Wayne Shorter\"}}"));
+    for (String title : List.of("speak-no-evil", "juju", "night-dreamer", "adams-apple", "schizophrenia")) {
+      ObjectNode album = Http.JSON.createObjectNode();
+      album.set("owner", artist.get("id"));
+      album.putObject("data").put("name", title);
+      ok(http.put("/api/demo/v2/Album/" + title, album.toString()));
+    }
+
+    List<String> names = new ArrayList<>();
+    String token = "";
+    int pages = 0;
+    do {
+      JsonNode page = ok(http.get(ARTISTS + "/wayne/owned?page_size=2" + (token.isEmpty() ? "" : "&page_token=" + token)));
+      page.get("resources").forEach(r -> names.add(r.at("/id/name").asText()));
+      token = page.path("nextPageToken").asText("");
+      pages++;
+    } while (!token.isEmpty());
+    assertThat(pages).isEqualTo(3);
+    assertThat(names).containsExactly("adams-apple", "juju", "night-dreamer", "schizophrenia", "speak-no-evil");
+
+    ok(http.put(ARTISTS + "/other", "{\"data\": {\"name\": \"Other\"}}"));
+    String firstToken = ok(http.get(ARTISTS + "/wayne/owned?page_size=2")).get("nextPageToken").asText();
+    Http.Answer foreign = http.get(ARTISTS + "/other/owned?page_token=" + firstToken);
+    assertThat(foreign.status()).isEqualTo(400);
+    assertThat(foreign.json().get("message").asText()).contains("page_token").contains("this owner");
+    Http.Answer tooLarge = http.get(ARTISTS + "/wayne/owned?page_size=100000");
+    assertThat(tooLarge.status()).isEqualTo(400);
+    assertThat(tooLarge.json().get("message").asText()).contains("page_size");
   }
 
   @Test

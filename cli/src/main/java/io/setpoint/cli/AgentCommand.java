@@ -183,6 +183,12 @@ final class AgentCommand implements Callable<Integer> {
       description = "Load the plugins (types with Java hooks, controllers) of every jar in DIR; see docs/plugins.md.")
   private Path plugins;
 
+  @Option(names = "-shard-group", paramLabel = "NAME",
+      description = "Join the shard group NAME (1 to 30 of [-a-z0-9]): the SHARDED controllers of this agent and its"
+          + " plugins split their keys with the other agents in the group, each reconciling its share; the member is"
+          + " named after -node. See docs/controllers.md.")
+  private String shardGroup;
+
   @Option(names = "-replace-type-set",
       description = "Record this member's compiled and plugin types as the cluster's even if it lacks some the "
           + "cluster recorded (after removing a type or plugin on purpose); see docs/plugins.md.")
@@ -246,6 +252,13 @@ final class AgentCommand implements Callable<Integer> {
         builder.plugins(plugins);
       }
       builder.replaceTypeSet(replaceTypeSet);
+      if (shardGroup != null) {
+        try {
+          builder.shardGroup(shardGroup);
+        } catch (IllegalArgumentException e) {
+          throw new CliException("-shard-group: " + e.getMessage(), e);
+        }
+      }
       if (demo) {
         builder.types(DemoTypes::register)
             .controllers(noDemoControllers ? manager -> {} : DemoControllers::register);

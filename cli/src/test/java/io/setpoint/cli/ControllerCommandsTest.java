@@ -71,7 +71,7 @@ class ControllerCommandsTest {
     assertThat(list.out()).contains("NAME", "PLACEMENT", "WORKERS", "RECONCILES", "ERRORS", "setpoint-cascade");
     // The reconcile is counted once it has ended, a moment after the reconciler returned.
     await().atMost(WAIT).until(() -> labelsColumns(CliRun.run("controller", "list", "-address", address)),
-        columns -> columns.equals(List.of("labels", "demo.v1.RecordLabel", "SINGLETON", "yes", "1", "0", "1", "0")));
+        columns -> columns.equals(List.of("labels", "demo.v1.RecordLabel", "SINGLETON", "yes", "1", "0", "1", "0", "0")));
 
     CliRun reconcile = CliRun.run("controller", "reconcile", "labels", "RecordLabel", "verve", "-partition", "default",
         "-address", address);

@@ -1,11 +1,13 @@
 package io.setpoint.controller;
 
+import com.google.protobuf.Message;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.Type;
 import io.setpoint.controller.cache.Index;
 import io.setpoint.controller.cache.Query;
 import io.setpoint.controller.mapper.DependencyMapper;
 import io.setpoint.controller.predicate.Predicates;
+import io.setpoint.controller.queue.Priority;
 import io.setpoint.controller.cache.ResourceEvent;
 import io.setpoint.controller.internal.ControllerSpec;
 import io.setpoint.controller.internal.ControllerSpec.SourceBinding;
@@ -87,6 +89,11 @@ public final class Controller {
     private Duration resync = Duration.ofHours(8);
     private int concurrency = 1;
     private Duration reconcileTimeout = Duration.ZERO;
+    private int maxRetries = Integer.MAX_VALUE;
+    private Duration aging = Duration.ofSeconds(1);
+    private Function<Request, String> fairBy = Builder::tenancyOf;
+    private Function<ResourceEvent, Priority> eventPriority = event -> Priority.HIGH;
+    private String finalizer;
 
     private Builder(Type managedType) {
       String problem = Types.problem(managedType);
@@ -192,6 +199,59 @@ public final class Controller {
       return this;
     }
 
+    /**
+     * Gives up on a resource after {@code maxRetries} failed retries in a row (default: retries
+     * forever). Giving up ends it as a {@link TerminalException} does, until the resource changes
+     * again or its resync comes: the runtime records a {@code RetriesExhausted} warning event on
+     * the resource, and its reconcile history says so.
+     */
+    public Builder maxRetries(int maxRetries) {
+      if (maxRetries < 0) {
+        throw new IllegalArgumentException("maxRetries must not be negative, was " + maxRetries);
+      }
+      this.maxRetries = maxRetries;
+      return this;
+    }
+
+    /**
+     * The priority of the requests that changes queue, of the managed type and of watched ones
+     * (default {@link Priority#HIGH}: someone waits for them). Give {@link Priority#LOW} to bulk
+     * changes nobody waits for; the startup sweep, resyncs and shard moves are always LOW. A
+     * function that throws counts as a fault and gives HIGH.
+     */
+    public Builder priority(Function<ResourceEvent, Priority> priority) {
+      this.eventPriority = Objects.requireNonNull(priority, "priority");
+      return this;
+    }
+
+    /**
+     * How long a {@link Priority#LOW} request may wait behind HIGH ones before the two take turns,
+     * one each (default 1 s; zero: they take turns from the start), so bulk work is delayed but
+     * never starved, and delays a live change by at most one reconcile.
+     */
+    public Builder aging(Duration aging) {
+      if (aging.isNegative()) {
+        throw new IllegalArgumentException("aging must not be negative, was " + aging);
+      }
+      this.aging = aging;
+      return this;
+    }
+
+    /**
+     * Serves ready requests of one priority round-robin across the groups {@code group} names, so
+     * a group with thousands of requests delays another group's by at most one per busy group.
+     * Default: the resource's partition and namespace, so one busy team's namespace cannot hold up
+     * another's. Called once per request queued; must be fast and pure.
+     */
+    public Builder fairBy(Function<Request, String> group) {
+      this.fairBy = Objects.requireNonNull(group, "group");
+      return this;
+    }
+
+    private static String tenancyOf(Request request) {
+      return request.id().getTenancy().getPartition() + "/" + request.id().getTenancy().getNamespace();
+    }
+
     /** Cancels a reconcile that runs longer than {@code timeout} (default zero: no timeout). */
     public Builder reconcileTimeout(Duration timeout) {
       if (timeout.isNegative()) {
@@ -201,12 +261,53 @@ public final class Controller {
       return this;
     }
 
+    /**
+     * The finalizer a {@link Cleaner} keeps on the controller's resources (default {@code
+     * setpoint.io/<controller name>}); changing it leaves the old name on resources reconciled
+     * before, for someone to remove.
+     */
+    public Builder finalizer(String finalizer) {
+      if (finalizer == null || finalizer.isBlank() || finalizer.chars().anyMatch(Character::isWhitespace)) {
+        throw new IllegalArgumentException("finalizer must be a non-empty name without spaces, was \"" + finalizer + "\"");
+      }
+      this.finalizer = finalizer;
+      return this;
+    }
+
+    /**
+     * Sets a reconciler that gets each resource decoded as {@code data} (the managed type's message),
+     * or learns that it is gone, and builds the controller.
+     */
+    public <T extends Message> Controller reconciler(Class<T> data, TypedReconciler<T> reconciler) {
+      Objects.requireNonNull(data, "data");
+      Objects.requireNonNull(reconciler, "reconciler");
+      return reconciler(TypedReconcilers.of(data, reconciler, null, null));
+    }
+
+    /**
+     * As {@link #reconciler(Class, TypedReconciler)}, with a {@code cleaner} that runs once a
+     * resource is marked for deletion: the runtime adds the controller's {@linkplain #finalizer
+     * finalizer} to each resource before reconciling it, and removes it when the clean-up is done.
+     */
+    public <T extends Message> Controller reconciler(Class<T> data, TypedReconciler<T> reconciler, Cleaner<T> cleaner) {
+      Objects.requireNonNull(data, "data");
+      Objects.requireNonNull(reconciler, "reconciler");
+      Objects.requireNonNull(cleaner, "cleaner");
+      String guard = finalizer != null ? finalizer : "setpoint.io/" + controllerName();
+      return reconciler(TypedReconcilers.of(data, reconciler, cleaner, guard));
+    }
+
+    private String controllerName() {
+      return name != null ? name : Types.format(managedType).toLowerCase(java.util.Locale.ROOT);
+    }
+
     /** Sets the reconciler and builds the controller. */
     public Controller reconciler(Reconciler reconciler) {
       Objects.requireNonNull(reconciler, "reconciler");
-      String controllerName = name != null ? name : Types.format(managedType).toLowerCase(java.util.Locale.ROOT);
+      String controllerName = controllerName();
       return new Controller(new ControllerSpec(controllerName, managedType, watches, indexes, queries, sources,
-          filter, initializer, placement, backoffBase, backoffMax, rateLimit, resync, concurrency, reconcileTimeout,
+          filter, initializer, placement, backoffBase, backoffMax, rateLimit, resync, concurrency, reconcileTimeout, maxRetries,
+          aging, fairBy, eventPriority,
           reconciler));
     }
   }

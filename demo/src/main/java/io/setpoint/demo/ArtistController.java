@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -43,12 +42,9 @@ public final class ArtistController {
         .named("demo-artist")
         .watch(DemoTypes.ALBUM, Mappers.ownerOfType(DemoTypes.ARTIST))
         .concurrency(2)
-        .reconciler((ctx, tools, req) -> {
-          Optional<Decoded<Artist>> found = tools.cache().getDecoded(req.id(), Artist.class);
-          if (found.isEmpty()) {
-            return Result.done(); // deleted: the server cascades to its albums
-          }
-          reconcile(tools, found.get());
+        // An artist deleted needs nothing (TypedReconciler.deleted): the server cascades to its albums.
+        .reconciler(Artist.class, (artist, ctx, tools) -> {
+          reconcile(tools, artist);
           return Result.done();
         });
   }

@@ -6,8 +6,6 @@ import io.setpoint.api.Statuses;
 import io.setpoint.api.v1.Status;
 import io.setpoint.controller.Controller;
 import io.setpoint.controller.Result;
-import io.setpoint.resource.Decoded;
-import java.util.Optional;
 
 /**
  * Schedules every {@code garden.v1.Plant}: reports in its status a {@code Scheduled} condition
@@ -25,12 +23,8 @@ public final class PlantController {
   public static Controller controller() {
     return Controller.forType(GardenTypes.PLANT)
         .named("garden-plant")
-        .reconciler((ctx, tools, req) -> {
-          Optional<Decoded<Plant>> found = tools.cache().getDecoded(req.id(), Plant.class);
-          if (found.isEmpty()) {
-            return Result.done(); // deleted: nothing to clean up
-          }
-          Decoded<Plant> plant = found.get();
+        // Called with each plant decoded; a plant deleted needs nothing (TypedReconciler.deleted).
+        .reconciler(Plant.class, (plant, ctx, tools) -> {
           int days = plant.data().getWaterEveryDays();
           Status desired = Conditions.set(
                   Status.newBuilder().setObservedGeneration(plant.resource().getGeneration()),

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.google.protobuf.Any;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Tenancies;
+import io.setpoint.api.core.v1.Event;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.controller.Controller;
@@ -20,6 +21,7 @@ import io.setpoint.demo.ArtistController;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v1.RecordLabel;
 import io.setpoint.demo.v2.Artist;
+import io.setpoint.resource.CoreTypes;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -93,6 +95,35 @@ class ControllerRuntimeTest {
 
       assertThat(attempts).extracting(Attempt::retries).containsExactly(0, 1, 2);
       assertThat(attempts.get(1).causedBy(Trigger.Kind.RETRY)).isTrue();
+    } finally {
+      setpoint.afterEach(null);
+    }
+  }
+
+  @Test
+  void aControllerWithARetryLimitGivesUpAfterItAndSaysSoInAnEventOnTheResource() throws Exception {
+    SetpointExtension setpoint = start(b -> b.maxRetries(2).backoff(Duration.ofMillis(5), Duration.ofSeconds(1)),
+        (ctx, tools, req) -> {
+          throw new IllegalStateException("never works");
+        });
+    try {
+      Resource label = label(setpoint, "hopeless", "");
+      awaitAttempts(1);
+      ticker.advance(Duration.ofMillis(5));
+      awaitAttempts(2);
+      ticker.advance(Duration.ofMillis(10));
+      awaitAttempts(3);
+
+      await().atMost(WAIT).until(() -> setpoint.client().listByOwner(label.getId()).stream()
+          .anyMatch(r -> r.getId().getType().equals(CoreTypes.EVENT)));
+      Resource event = setpoint.client().listByOwner(label.getId()).stream()
+          .filter(r -> r.getId().getType().equals(CoreTypes.EVENT)).findFirst().orElseThrow();
+      Event recorded = event.getData().unpack(Event.class);
+      assertThat(recorded.getSeverity()).isEqualTo(Event.Severity.SEVERITY_WARNING);
+      assertThat(recorded.getReason()).isEqualTo("RetriesExhausted");
+      assertThat(recorded.getMessage()).contains("gave up after 2 retries").contains("never works");
+      ticker.advance(Duration.ofHours(1)); // no retry is left to come due
+      assertThat(attempts).hasSize(3).extracting(Attempt::retries).containsExactly(0, 1, 2);
     } finally {
       setpoint.afterEach(null);
     }

@@ -52,6 +52,7 @@ final class Informer {
   private final TypeStore store;
   private final Consumer<ResourceEvent> listener;
   private final Ticker ticker;
+  private final Consumer<Throwable> failed;
   private final CountDownLatch primed = new CountDownLatch(1);
   private volatile boolean closed;
   private volatile Watch current;
@@ -79,8 +80,9 @@ final class Informer {
   private volatile boolean restart;
 
   Informer(SetpointClient client, Type type, Scope scope, TypeStore store, Consumer<ResourceEvent> listener,
-      Ticker ticker, List<HashRange> ranges) {
+      Ticker ticker, List<HashRange> ranges, Consumer<Throwable> failed) {
     this.ranges = ranges;
+    this.failed = failed;
     this.ticker = ticker;
     this.client = client;
     this.type = type;
@@ -226,7 +228,9 @@ final class Informer {
         start = e.code() == Status.Code.OUT_OF_RANGE || revision == 0 ? Start.LIST : Start.RESUME;
         log.warn("watch of {} broke ({}); {} in {} ms", Types.format(type), e.getMessage(),
             start == Start.LIST ? "listing afresh" : "resuming after revision " + revision, backoff.toMillis());
-      } catch (RuntimeException e) {
+      } catch (Throwable e) {
+        // Errors too: this thread is the only one that moves the type's cache, for every
+        // controller that shares it, so nothing may end it but closing.
         if (closed) {
           return;
         }
@@ -236,6 +240,11 @@ final class Informer {
         }
         start = Start.LIST;
         log.error("watch of {} failed; listing afresh in {} ms", Types.format(type), backoff.toMillis(), e);
+        try {
+          failed.accept(e);
+        } catch (Throwable t) {
+          log.warn("reporting the failure of the watch of {} failed", Types.format(type), t);
+        }
       }
       try {
         ticker.sleep(backoff);

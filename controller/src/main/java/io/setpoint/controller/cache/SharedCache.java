@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -38,6 +39,18 @@ public final class SharedCache implements Cache, AutoCloseable {
   private final Map<Type, List<HashRange>> restrictions = new ConcurrentHashMap<>();
 
   private final Ticker ticker;
+  private volatile FailureListener failures = (type, where, cause) -> {};
+
+  /**
+   * Told when the cache's machinery fails and recovers by itself: a watch that failed other than
+   * by the server ending it (the cache lists afresh, after a backoff), or a listener that threw
+   * (the others still get the event).
+   */
+  @FunctionalInterface
+  public interface FailureListener {
+    /** {@code where} failed for {@code type}: "watch", or "listener". */
+    void failed(Type type, String where, Throwable cause);
+  }
 
   /** A cache of what {@code client}'s server stores, filled by one watch per type. */
   public SharedCache(SetpointClient client) {
@@ -48,6 +61,11 @@ public final class SharedCache implements Cache, AutoCloseable {
   public SharedCache(SetpointClient client, Ticker ticker) {
     this.client = client;
     this.ticker = ticker;
+  }
+
+  /** Reports the cache's own failures to {@code listener} (the last one set), to count and show them. */
+  public void onFailure(FailureListener listener) {
+    this.failures = Objects.requireNonNull(listener, "listener");
   }
 
   /**
@@ -67,7 +85,7 @@ public final class SharedCache implements Cache, AutoCloseable {
   private void watchLocked(Type type) {
     informers.computeIfAbsent(type, t -> {
       Informer informer = new Informer(client, t, scope(t), store(t), event -> dispatch(t, event), ticker,
-          restrictions.get(t));
+          restrictions.get(t), cause -> failures.failed(t, "watch", cause));
       informer.start();
       return informer;
     });
@@ -255,7 +273,13 @@ public final class SharedCache implements Cache, AutoCloseable {
     List<Consumer<ResourceEvent>> list = listeners.get(type);
     if (list != null) {
       for (Consumer<ResourceEvent> listener : list) {
-        listener.accept(event);
+        try {
+          listener.accept(event);
+        } catch (Throwable t) {
+          // One listener's failure must not cost the others the event, nor make the watch list
+          // afresh: the store already holds this version, so the event would never come again.
+          failures.failed(type, "listener", t);
+        }
       }
     }
   }

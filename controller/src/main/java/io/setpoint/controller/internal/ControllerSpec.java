@@ -11,6 +11,7 @@ import io.setpoint.controller.cache.Index;
 import io.setpoint.controller.cache.Query;
 import io.setpoint.controller.cache.ResourceEvent;
 import io.setpoint.controller.mapper.DependencyMapper;
+import io.setpoint.controller.queue.Priority;
 import io.setpoint.controller.source.Source;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,6 +42,10 @@ public record ControllerSpec(
     Duration resync,
     int concurrency,
     Duration reconcileTimeout,
+    int maxRetries,
+    Duration aging,
+    Function<Request, String> fairBy,
+    Function<ResourceEvent, Priority> eventPriority,
     Reconciler reconciler) {
 
   private static volatile Function<Controller, ControllerSpec> reader;

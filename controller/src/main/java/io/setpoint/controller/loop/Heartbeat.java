@@ -113,7 +113,8 @@ final class Heartbeat {
       }
       try {
         renew();
-      } catch (RuntimeException e) {
+      } catch (Throwable e) {
+        // Errors too: a renewer that ended would let every lease of this holder expire unseen.
         log.warn("lease holder {} of {} failed to renew its heartbeat", holder, group, e);
       }
     }

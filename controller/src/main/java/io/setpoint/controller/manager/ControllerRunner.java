@@ -18,8 +18,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +47,8 @@ final class ControllerRunner implements Runner {
   private final Workers<Request> workers;
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final ReadYourWrites<Request> ownWrites;
+  private final Faults faults;
+  private final Deliveries deliveries;
   /** The shard's open slots; null when the controller is not sharded. */
   private final SlotGate shard;
   private final SlotGate.Listener slots = new SlotGate.Listener() {
@@ -63,8 +67,10 @@ final class ControllerRunner implements Runner {
   private record Registration(io.setpoint.api.v1.Type type, Consumer<ResourceEvent> listener) {}
 
   ControllerRunner(ControllerSpec controller, SharedCache cache, ControllerTools tools, ControllerMetrics metrics,
-      ReconcileHistory history, ReconcileTracing tracing, Ticker ticker, SlotGate shard) {
+      ReconcileHistory history, ReconcileTracing tracing, Ticker ticker, SlotGate shard, Faults faults) {
     this.controller = controller;
+    this.faults = faults;
+    this.deliveries = new Deliveries(controller.name(), faults, ticker);
     this.shard = shard;
     this.cache = cache;
     this.tools = tools;
@@ -72,15 +78,17 @@ final class ControllerRunner implements Runner {
     WorkQueue.Builder<Request> queueBuilder = WorkQueue.<Request>builder()
         .ticker(ticker)
         .backoff(controller.backoffBase(), controller.backoffMax())
-        .tenant(request -> request.id().getTenancy().getPartition() + "/" + request.id().getTenancy().getNamespace())
+        .tenant(controller.fairBy())
+        .aging(controller.aging())
         .listener(metrics.queueListener());
     if (controller.rateLimit().isLimited()) {
       queueBuilder.rateLimit(controller.rateLimit().perSecond(), controller.rateLimit().burst());
     }
     this.queue = queueBuilder.build();
     this.workers = new Workers<>(controller.name(), queue, metrics, ticker,
-        new Workers.Policy(controller.reconcileTimeout(), controller.resync(), Integer.MAX_VALUE, "resource"),
+        new Workers.Policy(controller.reconcileTimeout(), controller.resync(), controller.maxRetries(), "resource"),
         this::reconcile);
+    workers.onGiveUp(this::gaveUp);
     // Without the uid: a resource's history is by name, whatever the request that queued it held.
     workers.journal(history, request -> Ids.format(Ids.withoutUid(request.id())));
     if (tracing != null) {
@@ -113,6 +121,16 @@ final class ControllerRunner implements Runner {
   private Result reconcile(WorkContext<Request> ctx) throws Exception {
     ownWrites.awaitOwnWrites(ctx.key());
     return controller.reconciler().reconcile(ctx, tools.writingThrough(ownWrites.tracking(tools.client(), ctx.key())), ctx.key());
+  }
+
+  /** Tells whoever looks at the resource that the controller stopped retrying it, and why. */
+  private void gaveUp(Request request, String why) {
+    try {
+      cache.get(request.id()).ifPresent(resource -> tools.events().warning(resource, "RetriesExhausted",
+          "controller " + controller.name() + " gave up after " + controller.maxRetries() + " retries: " + why));
+    } catch (RuntimeException e) {
+      log.warn("controller {}: could not record that it gave up on {}", controller.name(), request, e);
+    }
   }
 
   ControllerSpec controller() {
@@ -192,13 +210,14 @@ final class ControllerRunner implements Runner {
       return;
     }
     listeners.forEach(r -> cache.removeListener(r.type(), r.listener()));
+    deliveries.close();
     if (shard != null) {
       shard.removeListener(slots);
     }
     for (AutoCloseable source : sources) {
       try {
         source.close();
-      } catch (Exception e) {
+      } catch (Throwable e) {
         log.warn("source of controller {} failed to close", controller.name(), e);
       }
     }
@@ -213,46 +232,66 @@ final class ControllerRunner implements Runner {
 
   private <E> AutoCloseable startSource(ControllerSpec.SourceBinding<E> binding) throws Exception {
     return binding.source().start(event -> {
-      try {
-        for (Request request : binding.mapper().apply(event)) {
-          enqueue(request, Trigger.event("source event " + event));
-        }
-      } catch (RuntimeException e) {
-        log.error("controller {}: mapping a source event failed", controller.name(), e);
-      }
+      Trigger trigger = Trigger.event("source event " + event);
+      deliveries.deliver("source mapper", "event " + event, () -> binding.mapper().apply(event),
+          request -> enqueue(request, trigger, Priority.HIGH));
     });
   }
 
   private void onManagedEvent(ResourceEvent event) {
     // Another shard's key costs one hash, not a trigger's text (a cache filling a gained range
     // reports thousands of them before the slots open).
-    if (isMine(event.resource().getId()) && controller.filter().test(event)) {
-      enqueue(Request.of(event.resource().getId()), eventTrigger(event));
+    if (isMine(event.resource().getId()) && passes(controller.filter(), "filter", event)) {
+      enqueue(Request.of(event.resource().getId()), eventTrigger(event), priorityOf(event));
     }
   }
 
   private void onWatchedEvent(ControllerSpec.WatchedType watch, ResourceEvent event) {
-    if (!watch.filter().test(event)) {
+    String type = Types.format(watch.type());
+    if (!passes(watch.filter(), "filter of " + type, event)) {
       return;
     }
-    try {
-      Trigger trigger = eventTrigger(event);
-      for (Request request : watch.mapper().map(tools, event.resource())) {
-        enqueue(request, trigger);
-      }
+    Trigger trigger = eventTrigger(event);
+    Priority priority = priorityOf(event);
+    deliveries.deliver("mapper of " + type, describe(event), () -> {
+      List<Request> requests = new ArrayList<>(watch.mapper().map(tools, event.resource()));
       // What the resource related to before the change matters too (an artist leaving a label).
       if (event.previous() != null && !event.isDelete()) {
-        for (Request request : watch.mapper().map(tools, event.previous())) {
-          enqueue(request, trigger);
-        }
+        requests.addAll(watch.mapper().map(tools, event.previous()));
       }
-    } catch (RuntimeException e) {
-      log.error("controller {}: the mapper of {} failed on {}", controller.name(),
-          Types.format(watch.type()), Ids.format(event.resource().getId()), e);
+      return requests;
+    }, request -> enqueue(request, trigger, priority));
+  }
+
+  /** The priority the controller gives {@code event}'s requests; HIGH, as a fault, if it throws. */
+  private Priority priorityOf(ResourceEvent event) {
+    try {
+      return Objects.requireNonNull(controller.eventPriority().apply(event), "priority");
+    } catch (Throwable t) {
+      faults.record(controller.name(), "priority", describe(event), t, false);
+      return Priority.HIGH;
     }
   }
 
-  private void enqueue(Request request, Trigger trigger) {
+  /**
+   * Whether {@code filter} lets {@code event} through. One that throws lets it through, as a
+   * fault: a reconcile too many is harmless, and a change dropped would never be reconciled.
+   */
+  private boolean passes(Predicate<ResourceEvent> filter, String where, ResourceEvent event) {
+    try {
+      return filter.test(event);
+    } catch (Throwable t) {
+      faults.record(controller.name(), where, describe(event), t, false);
+      return true;
+    }
+  }
+
+  private static String describe(ResourceEvent event) {
+    return (event.isDelete() ? "delete of " : "upsert of ") + Ids.format(event.resource().getId())
+        + " at revision " + event.revision();
+  }
+
+  private void enqueue(Request request, Trigger trigger, Priority priority) {
     if (!request.id().getType().equals(controller.managedType())) {
       log.debug("controller {}: dropping a request for {}, which it does not manage", controller.name(), request);
       return;
@@ -260,7 +299,7 @@ final class ControllerRunner implements Runner {
     if (!isMine(request.id())) {
       return;
     }
-    queue.add(request, trigger, Priority.HIGH);
+    queue.add(request, trigger, priority);
   }
 
   private static Trigger eventTrigger(ResourceEvent event) {

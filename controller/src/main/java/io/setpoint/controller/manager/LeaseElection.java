@@ -65,6 +65,7 @@ public final class LeaseElection implements Leadership {
   private final Ticker ticker;
   private final Clock clock;
   private final LeaseCalls calls;
+  private final Faults faults;
   private final ID id;
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   /** The fence of the term this process holds; null while it does not lead. */
@@ -81,7 +82,8 @@ public final class LeaseElection implements Leadership {
   private String observedVersion = "";
   private long observedSince;
 
-  private LeaseElection(Builder b, SetpointClient client, Ticker ticker, Clock clock) {
+  private LeaseElection(Builder b, SetpointClient client, Ticker ticker, Clock clock, Faults faults) {
+    this.faults = faults;
     this.name = b.name;
     this.holder = b.holder;
     this.leaseDuration = b.leaseDuration;
@@ -169,11 +171,11 @@ public final class LeaseElection implements Leadership {
             .setData(Any.pack(lease.toBuilder().setExpiresAt(lease.getRenewedAt()).build()))
             .build()), ticker.read() + renewDeadline.toNanos());
         log.info("election {}: {} released the lease", name, holder);
-      } catch (RuntimeException e) {
-        // Others take over once the lease has gone unrenewed for a lease duration.
-        log.warn("election {}: could not release the lease: {}", name, e.getMessage());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+      } catch (Throwable e) {
+        // Others take over once the lease has gone unrenewed for a lease duration.
+        log.warn("election {}: could not release the lease: {}", name, e.getMessage());
       }
     }
   }
@@ -186,10 +188,10 @@ public final class LeaseElection implements Leadership {
         } else {
           renew();
         }
-      } catch (RuntimeException e) {
-        log.warn("election {}: {}", name, e.getMessage());
       } catch (InterruptedException e) {
         return;
+      } catch (Throwable e) {
+        faults.caught(name, "election", fence == null ? "acquiring the lease" : "renewing the lease", e);
       }
       if (fence != null && ticker.read() - renewedAt >= renewDeadline.toNanos()) {
         stepDown("the lease was not renewed within the renew deadline of " + renewDeadline);
@@ -331,9 +333,9 @@ public final class LeaseElection implements Leadership {
       return this;
     }
 
-    LeaseElection build(SetpointClient client, Ticker ticker, Clock clock) {
+    LeaseElection build(SetpointClient client, Ticker ticker, Clock clock, Faults faults) {
       check();
-      return new LeaseElection(this, client, ticker, clock);
+      return new LeaseElection(this, client, ticker, clock, faults);
     }
 
     /** Checks that the timings nest: retry period, then renew deadline, then lease duration. */

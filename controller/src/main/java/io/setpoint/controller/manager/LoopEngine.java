@@ -31,6 +31,7 @@ final class LoopEngine<K, T> implements Runner {
   private static final String LIST = "list";
 
   private final Loop<K, T> loop;
+  private final Faults faults;
   private final WorkQueue<K> queue;
   private final Workers<K> workers;
   /**
@@ -48,8 +49,9 @@ final class LoopEngine<K, T> implements Runner {
   private Set<K> known = new HashSet<>();
   private Set<K> addedDuringList; // non-null while a list call is out
 
-  LoopEngine(Loop<K, T> loop, ControllerMetrics metrics, Ticker ticker) {
+  LoopEngine(Loop<K, T> loop, ControllerMetrics metrics, Ticker ticker, Faults faults) {
     this.loop = loop;
+    this.faults = faults;
     WorkQueue.Builder<K> queueBuilder = WorkQueue.<K>builder()
         .name(loop.name())
         .ticker(ticker)
@@ -134,9 +136,10 @@ final class LoopEngine<K, T> implements Runner {
         lists.forget(LIST);
       } catch (InterruptedException e) {
         return;
-      } catch (Exception e) {
-        log.warn("loop {}: listing failed (attempt {}); the keys it knew stay as they were",
-            loop.name(), lists.retries(LIST) + 1, e);
+      } catch (Throwable e) {
+        // Errors too: this thread alone lists, and a loop that stopped listing would go stale unseen.
+        faults.record(loop.name(), "list", "attempt " + (lists.retries(LIST) + 1)
+            + " (the keys it knew stay as they were)", e, lists.retries(LIST) > 0);
         lists.addRateLimited(LIST, Trigger.retry("list failed: " + e.getMessage()));
       } finally {
         lists.done(LIST);
@@ -201,9 +204,9 @@ final class LoopEngine<K, T> implements Runner {
     }
     try {
       watch = source.get().start(this::onChange);
-    } catch (Exception e) {
+    } catch (Throwable e) {
       // Lists still cover every key; the watch is tried again at the next list.
-      log.warn("loop {}: the watch failed to start; relying on lists until the next one", loop.name(), e);
+      faults.record(loop.name(), "watch", "starting (relying on lists until the next one)", e, false);
     }
   }
 

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.setpoint.controller.loop.Loop;
 import io.setpoint.controller.time.Ticker;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -24,7 +25,8 @@ public final class LoopRunner implements AutoCloseable {
 
   private LoopRunner(Builder b) {
     this.name = b.loop.name();
-    this.engine = new LoopEngine<>(b.loop, new ControllerMetrics(b.meters, b.loop.name()), b.ticker);
+    this.engine = new LoopEngine<>(b.loop, new ControllerMetrics(b.meters, b.loop.name()), b.ticker,
+        new Faults(b.meters, Clock.systemUTC()));
     this.drain = b.drain;
     engine.start();
   }

@@ -65,6 +65,7 @@ public final class Manager implements AutoCloseable {
   /** Null when the manager does not trace. */
   private final Tracer tracer;
   private final Duration drain;
+  private final Faults faults;
   private final Map<String, Supervised> controllers = new ConcurrentHashMap<>();
   private final Map<String, Supervisor> loops = new ConcurrentHashMap<>();
   /** Kept across unregistering and registering again: a gauge binds its value holder only once. */
@@ -84,13 +85,15 @@ public final class Manager implements AutoCloseable {
     this.meters = b.meters;
     this.clock = b.clock;
     this.ticker = b.ticker;
+    this.faults = new Faults(b.meters, b.clock);
+    cache.onFailure(this::cacheFailed);
     this.tracer = b.openTelemetry == null ? null : b.openTelemetry.getTracer("io.setpoint.controller");
-    this.election = b.election == null ? null : b.election.build(b.client, b.ticker, b.clock);
+    this.election = b.election == null ? null : b.election.build(b.client, b.ticker, b.clock, faults);
     this.leadership = election != null ? election : b.leadership;
     // A leader that steps down must have stopped its controllers before a standby can take over.
     this.drain = election != null && election.stepDownBudget().compareTo(b.drain) < 0 ? election.stepDownBudget() : b.drain;
     leadership.onChange(this::placeAll);
-    this.sharding = b.sharding == null ? null : b.sharding.build(b.client, b.ticker, b.clock);
+    this.sharding = b.sharding == null ? null : b.sharding.build(b.client, b.ticker, b.clock, faults);
     if (sharding != null) {
       sharding.listener(new ShardListener());
     }
@@ -173,11 +176,12 @@ public final class Manager implements AutoCloseable {
     }
     if (controller.placement() == Placement.SHARDED && sharding == null) {
       throw new IllegalArgumentException("controller " + controller.name()
-          + " is SHARDED: build the manager with Manager.Builder.sharding(Sharding.named(...))");
+          + " is SHARDED: build the manager with Manager.Builder.sharding(Sharding.named(...)),"
+          + " or start the agent that runs it with -shard-group NAME (Agent.Builder.shardGroup)");
     }
     checkIndexes(controller);
     ControllerMetrics metrics = metrics(controller.name());
-    Supervisor supervisor = new Supervisor(controller.name(), () -> runner(controller, metrics), drain, ticker);
+    Supervisor supervisor = new Supervisor(controller.name(), () -> runner(controller, metrics), drain, ticker, faults);
     controllers.put(controller.name(), new Supervised(controller, supervisor));
     keepWhole();
     if (started) {
@@ -234,7 +238,7 @@ public final class Manager implements AutoCloseable {
       throw new IllegalArgumentException("a controller or loop named " + loop.name() + " is already registered");
     }
     ControllerMetrics metrics = metrics(loop.name());
-    Supervisor supervisor = new Supervisor(loop.name(), () -> new LoopEngine<>(loop, metrics, ticker), drain, ticker);
+    Supervisor supervisor = new Supervisor(loop.name(), () -> new LoopEngine<>(loop, metrics, ticker, faults), drain, ticker, faults);
     loops.put(loop.name(), supervisor);
     if (started && !closed) {
       supervisor.ensureRunning();
@@ -375,6 +379,21 @@ public final class Manager implements AutoCloseable {
     return out;
   }
 
+  /**
+   * The controllers that should run here but do not, because they failed: each as its name and
+   * why (restarting after an error, or gave up), sorted by name. A readiness check reports them.
+   */
+  public List<String> stopped() {
+    List<String> out = new ArrayList<>();
+    for (Supervised s : controllers.values()) {
+      if (runsHere(s) && s.supervisor().running() == null) {
+        s.supervisor().failure().ifPresent(why -> out.add(s.controller().name() + " (" + why + ")"));
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
   public List<ControllerState> controllers() {
     List<ControllerState> out = new ArrayList<>();
     for (Supervised s : controllers.values()) {
@@ -383,7 +402,8 @@ public final class Manager implements AutoCloseable {
       ReconcileHistory.Counts counts = history == null ? ReconcileHistory.Counts.NONE : history.counts();
       out.add(new ControllerState(s.controller().name(), s.controller().managedType(),
           s.controller().placement(), runner != null, runner == null ? 0 : runner.queueDepth(),
-          s.supervisor().failure(), s.controller().concurrency(), counts.total(), counts.errors()));
+          s.supervisor().failure(), s.controller().concurrency(), counts.total(), counts.errors(),
+          faults.count(s.controller().name()), faults.last(s.controller().name())));
     }
     out.sort(java.util.Comparator.comparing(ControllerState::name));
     return out;
@@ -451,6 +471,19 @@ public final class Manager implements AutoCloseable {
     }
   }
 
+  /**
+   * The shared cache's watch of {@code type} failed and lists afresh, or one of its listeners threw:
+   * a fault of every controller that caches the type, since each one's view stood still meanwhile.
+   */
+  private void cacheFailed(Type type, String where, Throwable cause) {
+    LoggerFactory.getLogger(Manager.class).error("the cache of {}: {} failed", Types.format(type), where, cause);
+    for (Supervised s : controllers.values()) {
+      if (s.controller().cachedTypes().contains(type)) {
+        faults.tally(s.controller().name(), where, Types.format(type), cause);
+      }
+    }
+  }
+
   /** Primes the cache a standby's controller will need, so that taking over starts at once. */
   private void warm(ControllerSpec controller) {
     try {
@@ -474,7 +507,7 @@ public final class Manager implements AutoCloseable {
         n -> new ReconcileHistory(n, clock, ReconcileHistory.CAPACITY, ReconcileHistory.KEYS));
     ReconcileTracing tracing = tracer == null ? null : new ReconcileTracing(tracer, clock, controller.name());
     return new ControllerRunner(controller, cache, tools(controller), metrics, history, tracing, ticker,
-        controller.placement() == Placement.SHARDED ? sharding.gate() : null);
+        controller.placement() == Placement.SHARDED ? sharding.gate() : null, faults);
   }
 
   private ControllerTools tools(ControllerSpec controller) {

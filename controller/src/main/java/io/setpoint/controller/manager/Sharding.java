@@ -101,6 +101,7 @@ public final class Sharding {
   private final Ticker ticker;
   private final Clock clock;
   private final LeaseCalls calls;
+  private final Faults faults;
   private final ID id;
   private final SlotGate gate = new SlotGate();
   private volatile Listener listener;
@@ -129,7 +130,8 @@ public final class Sharding {
   /** The other members with a live heartbeat, and those of them that have fallen quiet. */
   private record Group(Map<String, Lease> live, Set<String> quiet) {}
 
-  private Sharding(Builder b, SetpointClient client, Ticker ticker, Clock clock) {
+  private Sharding(Builder b, SetpointClient client, Ticker ticker, Clock clock, Faults faults) {
+    this.faults = faults;
     this.name = b.name;
     this.member = b.member;
     this.leaseDuration = b.leaseDuration;
@@ -265,10 +267,10 @@ public final class Sharding {
         calls.call(client.async().delete(held.getId(), held.getVersion()), ticker.read() + renewDeadline.toNanos());
         log.info("shard group {}: {} left", name, member);
       }
-    } catch (RuntimeException e) {
-      log.warn("shard group {}: could not delete the heartbeat of {}: {}", name, member, e.getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } catch (Throwable e) {
+      log.warn("shard group {}: could not delete the heartbeat of {}: {}", name, member, e.getMessage());
     }
   }
 
@@ -282,10 +284,10 @@ public final class Sharding {
         } else {
           renew(now);
         }
-      } catch (RuntimeException e) {
-        log.warn("shard group {}: {}", name, e.getMessage());
       } catch (InterruptedException e) {
         return;
+      } catch (Throwable e) {
+        faults.caught(name, "shard heartbeat", "member " + member, e);
       }
       try {
         if (fence != null && ticker.read() - renewedAt >= renewDeadline.toNanos()) {
@@ -303,10 +305,10 @@ public final class Sharding {
     while (!closed) {
       try {
         step();
-      } catch (RuntimeException e) {
-        log.warn("shard group {}: {}", name, e.getMessage());
       } catch (InterruptedException e) {
         return;
+      } catch (Throwable e) {
+        faults.caught(name, "shard slots", "member " + member, e);
       }
       try {
         // Four looks per renew period: a silent member is noticed, and a change settles, within
@@ -606,9 +608,9 @@ public final class Sharding {
       LeaseCalls.checkTimings(leaseDuration, renewDeadline, retryPeriod);
     }
 
-    Sharding build(SetpointClient client, Ticker ticker, Clock clock) {
+    Sharding build(SetpointClient client, Ticker ticker, Clock clock, Faults faults) {
       check();
-      return new Sharding(this, client, ticker, clock);
+      return new Sharding(this, client, ticker, clock, faults);
     }
   }
 }

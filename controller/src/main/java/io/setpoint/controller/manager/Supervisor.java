@@ -26,6 +26,7 @@ final class Supervisor {
   private final Supplier<? extends Runner> factory;
   private final Duration drain;
   private final Ticker ticker;
+  private final Faults faults;
   private Runner running;
   /** When the running runner started, on the ticker. */
   private long runningSince;
@@ -34,8 +35,9 @@ final class Supervisor {
   private String failure;
   private Duration backoff = MIN_BACKOFF;
 
-  Supervisor(String name, Supplier<? extends Runner> factory, Duration drain, Ticker ticker) {
+  Supervisor(String name, Supplier<? extends Runner> factory, Duration drain, Ticker ticker, Faults faults) {
     this.name = name;
+    this.faults = faults;
     this.factory = factory;
     this.drain = drain;
     this.ticker = ticker;
@@ -98,9 +100,9 @@ final class Supervisor {
       wait = backoff;
       long wakeAt = ticker.read() + wait.toNanos();
       failure = "failed while running (" + cause + "); restarting in " + wait.toMillis() + " ms";
-      log.error("controller {} failed while running; restarting in {} ms", name, wait.toMillis(), cause);
+      faults.record(name, "run", "restarting in " + wait.toMillis() + " ms", cause, false);
       starter = Thread.ofVirtual().name("setpoint-supervisor-" + name).start(() -> {
-        runner.stop(Duration.ZERO);
+        stopQuietly(runner);
         startWithRetries(wakeAt);
       });
     }
@@ -130,11 +132,13 @@ final class Supervisor {
           return;
         }
       }
-      Runner runner = factory.get();
-      runner.onFailure(cause -> failed(runner, cause));
       long began = ticker.read();
+      Runner runner = null;
       try {
-        runner.start();
+        Runner made = factory.get();
+        runner = made;
+        made.onFailure(cause -> failed(made, cause));
+        made.start();
         synchronized (this) {
           if (wanted) {
             running = runner;
@@ -146,13 +150,15 @@ final class Supervisor {
         runner.stop(drain);
         return;
       } catch (InterruptedException e) {
-        runner.stop(Duration.ZERO);
+        stopQuietly(runner);
         return;
       } catch (UnknownTypeException e) {
-        runner.stop(Duration.ZERO);
+        stopQuietly(runner);
         giveUp(e.getMessage());
         return;
-      } catch (Exception | LinkageError e) {
+      } catch (Throwable e) {
+        // Errors too (an assertion or a stack overflow in an initializer, an index or a source):
+        // caught narrower, they ended this thread with no retry and no failure to show.
         Duration wait;
         synchronized (this) {
           if (Duration.ofNanos(ticker.read() - began).compareTo(FLAP_THRESHOLD) > 0) {
@@ -165,9 +171,21 @@ final class Supervisor {
             failure = "failed to start (" + e + "); retrying in " + wait.toMillis() + " ms";
           }
         }
-        runner.stop(Duration.ZERO);
-        log.error("controller {} failed to start; retrying in {} ms", name, wait.toMillis(), e);
+        stopQuietly(runner);
+        faults.record(name, "start", "retrying in " + wait.toMillis() + " ms", e, false);
       }
+    }
+  }
+
+  /** Stops what is left of a failed runner; a failure to stop must not end the supervisor's thread. */
+  private void stopQuietly(Runner runner) {
+    if (runner == null) {
+      return;
+    }
+    try {
+      runner.stop(Duration.ZERO);
+    } catch (Throwable t) {
+      log.warn("controller {}: stopping a failed run failed too", name, t);
     }
   }
 

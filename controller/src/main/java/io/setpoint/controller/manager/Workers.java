@@ -14,6 +14,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -74,6 +75,7 @@ final class Workers<K> {
   private final List<Thread> threads = new ArrayList<>();
   private final Set<WorkContext<K>> running = ConcurrentHashMap.newKeySet();
   private volatile Consumer<Throwable> failed = cause -> {};
+  private volatile BiConsumer<K, String> gaveUp = (key, why) -> {};
   private volatile Admission<K> admission;
   private volatile ReconcileHistory history;
   private volatile ReconcileTracing tracing;
@@ -95,6 +97,11 @@ final class Workers<K> {
    */
   void onFailure(Consumer<Throwable> listener) {
     this.failed = Objects.requireNonNull(listener, "listener");
+  }
+
+  /** Calls {@code listener} with a key and its last error when its retries ran out. */
+  void onGiveUp(BiConsumer<K, String> listener) {
+    this.gaveUp = Objects.requireNonNull(listener, "listener");
   }
 
   /** Runs only the keys {@code admission} lets in (before {@link #start}). */
@@ -208,17 +215,17 @@ final class Workers<K> {
       outcome = ControllerMetrics.ERROR;
       message = "terminal: " + e.getMessage();
     } catch (InterruptedException e) {
-      message = ctx.isCancelled() ? "timed out" : "interrupted";
-      outcome = retry(key, message, null);
+      message = retry(key, ctx.isCancelled() ? "timed out" : "interrupted", null);
+      outcome = ControllerMetrics.ERROR;
     } catch (Exception e) {
-      message = String.valueOf(e.getMessage());
-      outcome = retry(key, message, e);
+      message = retry(key, String.valueOf(e.getMessage()), e);
+      outcome = ControllerMetrics.ERROR;
     } catch (Error e) {
       // An Error from a reconciler (an assertion, a stack overflow, a class that failed to load)
       // fails that reconcile like an exception: left to propagate, it ended the worker thread
       // silently, and with concurrency 1 the whole controller.
-      message = e.toString();
-      outcome = retry(key, message, e);
+      message = retry(key, e.toString(), e);
+      outcome = ControllerMetrics.ERROR;
     } finally {
       watchdog.disarm();
       Thread.interrupted();
@@ -239,6 +246,7 @@ final class Workers<K> {
     log.debug("reconciled {} in {} ms: {}", key, took.toMillis(), outcome);
   }
 
+  /** Retries {@code key} with backoff, or gives up on it; returns what its history records. */
   private String retry(K key, String why, Throwable cause) {
     int failures = queue.retries(key);
     if (failures >= policy.maxRetries()) {
@@ -246,13 +254,14 @@ final class Workers<K> {
       queue.forget(key);
       log.error("reconcile of {} failed after {} retries, giving up until it is queued again: {}",
           key, failures, why, cause);
-      return ControllerMetrics.ERROR;
+      gaveUp.accept(key, why);
+      return "gave up after " + failures + " retries: " + why;
     }
     if (!queue.isShutDown()) {
       queue.addRateLimited(key, Trigger.retry("after failure: " + why));
     }
     log.warn("reconcile of {} failed (retry {}): {}", key, failures + 1, why, cause);
-    return ControllerMetrics.ERROR;
+    return why;
   }
 
   private void scheduleResync(K key) {

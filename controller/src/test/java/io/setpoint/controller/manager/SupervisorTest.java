@@ -3,7 +3,9 @@ package io.setpoint.controller.manager;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.setpoint.controller.time.ManualTicker;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -57,7 +59,7 @@ class SupervisorTest {
       Scripted runner = new Scripted();
       runners.add(runner);
       return runner;
-    }, Duration.ZERO, ticker);
+    }, Duration.ZERO, ticker, new Faults(new SimpleMeterRegistry(), Clock.systemUTC()));
     return supervisor;
   }
 

@@ -26,6 +26,7 @@ import io.setpoint.client.ClientTracing;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.manager.Leadership;
 import io.setpoint.controller.manager.Manager;
+import io.setpoint.controller.manager.Sharding;
 import io.setpoint.controller.time.Ticker;
 import io.setpoint.resource.CoreTypes;
 import io.setpoint.resource.Permission;
@@ -311,6 +312,7 @@ public final class Agent implements AutoCloseable {
     private int clientBurst;
     private Path pluginDir;
     private boolean replaceTypeSet;
+    private String shardGroup;
     private RaftConfig raft;
     private Joiner joiner;
     private Limits storeLimits = Limits.DEFAULT;
@@ -537,6 +539,34 @@ public final class Agent implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Makes the agent's manager a member of the shard group {@code name}, so that its SHARDED
+     * controllers (its own and its plugins') split their keys with the other members of the group,
+     * each caching and reconciling only its share (see docs/controllers.md, "Several processes at
+     * once: sharding"). The member is named after the Raft node, or the host and process without
+     * one. Without a group, registering a SHARDED controller fails.
+     *
+     * @throws IllegalArgumentException when {@code name} is not 1 to 30 of [-a-z0-9]
+     */
+    public Builder shardGroup(String name) {
+      Sharding.named(name); // checks the name now, not at start
+      this.shardGroup = name;
+      return this;
+    }
+
+    private Sharding.Builder shardMember() {
+      Sharding.Builder group = Sharding.named(shardGroup);
+      if (raft == null) {
+        return group;
+      }
+      try {
+        return group.member(raft.nodeName());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalStateException("-shard-group: the node name " + raft.nodeName()
+            + " names this agent's member of the shard group, and " + e.getMessage(), e);
+      }
+    }
+
     /** Starts serving; returns once the port is bound. */
     public Agent start() {
       Closer opened = new Closer();
@@ -690,6 +720,9 @@ public final class Agent implements AutoCloseable {
       if (tracing != null) {
         managerBuilder.openTelemetry(tracing);
       }
+      if (shardGroup != null) {
+        managerBuilder.sharding(shardMember());
+      }
       Manager manager = managerBuilder.build();
       opened.add(manager);
       startedManager.set(manager);
@@ -821,8 +854,8 @@ public final class Agent implements AutoCloseable {
     /**
      * Ready once started, with a store that can take writes (on a replicated store: one that can
      * commit and apply them, see its health), this member in the cluster with a Raft leader known
-     * and the caches of the controllers that run here primed; otherwise 503 saying what it waits
-     * for.
+     * and the caches of the controllers that run here primed, none of them stopped by a failure;
+     * otherwise 503 saying what it waits for.
      */
     private static HttpResponse readiness(boolean started, Backend store, Replication replication, Manager manager) {
       Health health = started ? store.health() : Health.failing("starting");
@@ -839,6 +872,10 @@ public final class Agent implements AutoCloseable {
       List<String> unprimed = health.ok() && manager != null ? manager.unprimed() : List.of();
       if (!unprimed.isEmpty()) {
         health = Health.failing("the caches of controllers " + String.join(", ", unprimed) + " are not primed yet");
+      }
+      List<String> stopped = health.ok() && manager != null ? manager.stopped() : List.of();
+      if (!stopped.isEmpty()) {
+        health = Health.failing("controllers that should run here do not: " + String.join("; ", stopped));
       }
       return health.ok()
           ? HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ready\n")

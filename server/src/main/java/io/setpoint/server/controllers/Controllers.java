@@ -65,7 +65,9 @@ public final class Controllers {
           .setFailure(state.failure().orElse(""))
           .setWorkers(state.workers())
           .setReconciles(state.reconciles())
-          .setErrors(state.errors()));
+          .setErrors(state.errors())
+          .setFaults(state.faults())
+          .setLastFault(state.lastFault().orElse("")));
     }
     return out.build();
   }

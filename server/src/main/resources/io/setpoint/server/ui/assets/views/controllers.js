@@ -38,10 +38,11 @@ export function controllersView(main) {
       const next = new Map();
       show(table, h('table', {},
         h('thead', {}, h('tr', {}, ['Name', 'Manages', 'Placement', 'Running here', 'Workers', 'Queue', 'Reconciles', 'Per second',
-          'Errors', 'Failure'].map((t) => h('th', {}, t)))),
+          'Errors', 'Failure', 'Faults', 'Last fault'].map((t) => h('th', {}, t)))),
         h('tbody', {}, controllers.map((c) => {
           const total = Number(c.reconciles || 0);
           const errors = Number(c.errors || 0);
+          const faults = Number(c.faults || 0);
           const before = previous.get(c.name);
           const rate = before ? ((total - before.total) * 1000) / (now - before.at) : null;
           next.set(c.name, { total, at: now });
@@ -55,7 +56,9 @@ export function controllersView(main) {
             h('td', { class: 'num total' }, total),
             h('td', { class: 'num' }, rate === null ? '' : rate.toFixed(1)),
             h('td', { class: `num${errors > 0 ? ' error' : ''}` }, errors),
-            h('td', { class: 'error' }, c.failure || ''));
+            h('td', { class: 'error' }, c.failure || ''),
+            h('td', { class: `num faults${faults > 0 ? ' error' : ''}` }, faults),
+            h('td', { class: 'error last-fault' }, c.lastFault || ''));
         }))));
       previous = next;
       show(recent, reconcileTable(reconciles, reconcileNow));

@@ -1,0 +1,328 @@
+package io.setpoint.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.Any;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.MethodDescriptor;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.setpoint.api.Ids;
+import io.setpoint.api.Tenancies;
+import io.setpoint.api.controller.v1.ControllerInfo;
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.controller.Controller;
+import io.setpoint.controller.Request;
+import io.setpoint.controller.Result;
+import io.setpoint.controller.manager.ControllerState;
+import io.setpoint.controller.manager.LeaseElection;
+import io.setpoint.controller.manager.Manager;
+import io.setpoint.controller.manager.Sharding;
+import io.setpoint.controller.time.ManualTicker;
+import io.setpoint.demo.DemoTypes;
+import io.setpoint.demo.v1.Executive;
+import io.setpoint.demo.v1.RecordLabel;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Nothing in the controller runtime dies silently: a user's filter, mapper, source mapper or
+ * initializer that throws an {@link Error}, and an informer whose watch fails with one, are
+ * recorded as faults (counted, kept as the controller's last fault, logged), and the runtime goes
+ * on with backoff on the manager's ticker, losing no event. Through a real agent and the real
+ * runner; the manual ticker drives every retry.
+ */
+class RuntimeFaultsTest {
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  @RegisterExtension
+  final SetpointExtension setpoint = SetpointExtension.builder().agent(agent -> agent.types(DemoTypes::register)).build();
+
+  private final ManualTicker ticker = new ManualTicker();
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  private final Set<String> reconciled = ConcurrentHashMap.newKeySet();
+  private Manager manager;
+
+  @AfterEach
+  void close() {
+    if (manager != null) {
+      manager.close();
+    }
+  }
+
+  private Controller.Builder labels(String name) {
+    return Controller.forType(DemoTypes.RECORD_LABEL).named(name);
+  }
+
+  private Controller recording(Controller.Builder builder, String name) {
+    return builder.reconciler((ctx, tools, req) -> {
+      reconciled.add(name + ":" + req.id().getName());
+      return Result.done();
+    });
+  }
+
+  private Manager start(SetpointClient client, Controller... controllers) {
+    manager = Manager.builder().client(client).ticker(ticker).meterRegistry(meters).build();
+    for (Controller c : controllers) {
+      manager.register(c);
+    }
+    manager.start();
+    return manager;
+  }
+
+  private ID label(String name) {
+    return setpoint.client().write(Resource.newBuilder()
+        .setId(Ids.of(DemoTypes.RECORD_LABEL, Tenancies.partition("default"), name))
+        .setData(Any.pack(RecordLabel.newBuilder().setName("Label " + name).build())).build()).getId();
+  }
+
+  private void executive(String name) {
+    setpoint.client().write(Resource.newBuilder()
+        .setId(Ids.of(DemoTypes.EXECUTIVE, Tenancies.CLUSTER, name))
+        .setData(Any.pack(Executive.newBuilder().setPosition("ceo").build())).build());
+  }
+
+  private ControllerState state(String name) {
+    return manager.controllers().stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
+  }
+
+  private double faultCount(String controller, String where) {
+    var counter = meters.find("setpoint.controller.faults").tag("controller", controller).tag("where", where).counter();
+    return counter == null ? 0 : counter.count();
+  }
+
+  private void awaitRunning(String name) {
+    await().atMost(WAIT).until(() -> state(name).running());
+  }
+
+  @Test
+  void aFilterThatThrowsLetsTheEventThroughAndTheOtherControllersOnTheCacheStillGetIt() {
+    Controller throwing = recording(labels("throwing-filter").filter(event -> {
+      throw new AssertionError("a filter's bug");
+    }), "throwing-filter");
+    Controller plain = recording(labels("plain"), "plain");
+    start(setpoint.client(), throwing, plain);
+    awaitRunning("throwing-filter");
+    awaitRunning("plain");
+
+    label("after-start");
+
+    await().atMost(WAIT).until(() -> reconciled.containsAll(List.of("throwing-filter:after-start", "plain:after-start")));
+    ControllerState state = state("throwing-filter");
+    assertThat(state.faults()).isPositive();
+    assertThat(state.lastFault()).hasValueSatisfying(f -> assertThat(f).contains("filter failed").contains("after-start")
+        .contains("AssertionError: a filter's bug"));
+    assertThat(faultCount("throwing-filter", "filter")).isPositive();
+    assertThat(state("plain").faults()).isZero();
+  }
+
+  @Test
+  void aMapperThatThrowsIsRetriedWithBackoffOnTheTickerUntilItMapsTheEvent() {
+    AtomicInteger calls = new AtomicInteger();
+    Controller mapped = recording(labels("mapped").watch(DemoTypes.EXECUTIVE, (tools, executive) -> {
+      if (calls.incrementAndGet() <= 2) {
+        throw new StackOverflowError("a mapper's bug");
+      }
+      return List.of(Request.of(Ids.of(DemoTypes.RECORD_LABEL, Tenancies.partition("default"), executive.getId().getName())));
+    }), "mapped");
+    ID target = label("boss");
+    start(setpoint.client(), mapped);
+    awaitRunning("mapped");
+    await().atMost(WAIT).until(() -> reconciled.contains("mapped:boss")); // the startup reconcile
+    reconciled.clear();
+
+    executive("boss");
+    await().atMost(WAIT).until(() -> calls.get() == 1);
+    assertThat(state("mapped").lastFault()).hasValueSatisfying(f -> assertThat(f).contains("mapper of demo.v1.Executive"));
+    assertThat(reconciled).isEmpty(); // nothing mapped yet: the retry waits for the ticker
+
+    ticker.advance(Duration.ofMillis(100)); // the first retry, which fails again
+    await().atMost(WAIT).until(() -> calls.get() == 2);
+    ticker.advance(Duration.ofMillis(200)); // the second, which maps
+    await().atMost(WAIT).until(() -> reconciled.contains("mapped:" + target.getName()));
+    assertThat(state("mapped").faults()).isEqualTo(2);
+    assertThat(faultCount("mapped", "mapper of demo.v1.Executive")).isEqualTo(2);
+  }
+
+  @Test
+  void aSourceMapperThatThrowsIsRetriedToo() {
+    AtomicReference<Consumer<String>> sink = new AtomicReference<>();
+    AtomicBoolean broken = new AtomicBoolean(true);
+    Controller sourced = recording(labels("sourced").source((Consumer<String> s) -> {
+      sink.set(s);
+      return () -> {};
+    }, (String name) -> {
+      if (broken.getAndSet(false)) {
+        throw new AssertionError("a source mapper's bug");
+      }
+      return List.of(Request.of(Ids.of(DemoTypes.RECORD_LABEL, Tenancies.partition("default"), name)));
+    }), "sourced");
+    label("from-outside");
+    start(setpoint.client(), sourced);
+    awaitRunning("sourced");
+    await().atMost(WAIT).until(() -> sink.get() != null && reconciled.contains("sourced:from-outside"));
+    reconciled.clear();
+
+    sink.get().accept("from-outside");
+    await().atMost(WAIT).until(() -> state("sourced").faults() == 1);
+    assertThat(reconciled).isEmpty();
+    ticker.advance(Duration.ofMillis(100));
+    await().atMost(WAIT).until(() -> reconciled.contains("sourced:from-outside"));
+    assertThat(faultCount("sourced", "source mapper")).isEqualTo(1);
+  }
+
+  @Test
+  void anInitializerThatThrowsAnErrorIsRetriedByTheSupervisorWithBackoff() {
+    AtomicInteger starts = new AtomicInteger();
+    Controller initialized = recording(labels("initialized").initializer(tools -> {
+      if (starts.incrementAndGet() == 1) {
+        throw new AssertionError("an initializer's bug");
+      }
+    }), "initialized");
+    start(setpoint.client(), initialized);
+
+    await().atMost(WAIT).until(() -> state("initialized").failure().isPresent());
+    assertThat(state("initialized").failure()).hasValueSatisfying(f -> assertThat(f).contains("AssertionError"));
+    assertThat(manager.stopped()).singleElement().asString().startsWith("initialized (failed to start");
+    assertThat(faultCount("initialized", "start")).isEqualTo(1);
+
+    ticker.advance(Duration.ofMillis(500)); // the supervisor's first backoff
+    awaitRunning("initialized");
+    assertThat(starts).hasValue(2);
+    assertThat(state("initialized").failure()).isEmpty();
+    assertThat(manager.stopped()).isEmpty();
+  }
+
+  @Test
+  void anInformerWhoseWatchFailsWithAnErrorListsAfreshAfterItsBackoffAndItsControllersGoOn() throws Exception {
+    AtomicBoolean failNextWatch = new AtomicBoolean(true);
+    ManagedChannel channel = failingOnce("WatchList", failNextWatch, new StackOverflowError("a bug under the informer"));
+    try (SetpointClient client = SetpointClient.over(channel, "failing")) {
+      start(client, recording(labels("informed"), "informed"));
+      await().atMost(WAIT).until(() -> !failNextWatch.get());
+      await().atMost(WAIT).until(() -> state("informed").faults() == 1);
+      assertThat(state("informed").lastFault()).hasValueSatisfying(f -> assertThat(f).contains("watch")
+          .contains("StackOverflowError"));
+
+      ticker.advance(Duration.ofMillis(50)); // the informer's backoff: it lists afresh and watches
+      awaitRunning("informed");
+      label("after-the-error");
+      await().atMost(WAIT).until(() -> reconciled.contains("informed:after-the-error"));
+    } finally {
+      channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * A channel to the agent whose next call of {@code method}, while {@code armed}, throws {@code
+   * error} in the caller's thread, as a bug under the runtime's call would.
+   */
+  private ManagedChannel failingOnce(String method, AtomicBoolean armed, Error error) {
+    ClientInterceptor failing = new ClientInterceptor() {
+      @Override
+      public <Q, A> ClientCall<Q, A> interceptCall(MethodDescriptor<Q, A> m, CallOptions options, Channel next) {
+        if (m.getBareMethodName().equals(method) && armed.getAndSet(false)) {
+          throw error;
+        }
+        return next.newCall(m, options);
+      }
+    };
+    return ManagedChannelBuilder.forAddress("127.0.0.1", setpoint.agent().port()).usePlaintext().intercept(failing).build();
+  }
+
+  @Test
+  void anElectionWhoseCallThrowsAnErrorCampaignsAgainAfterItsRetryPeriod() throws Exception {
+    AtomicBoolean armed = new AtomicBoolean(true);
+    ManagedChannel channel = failingOnce("Read", armed, new AssertionError("a bug under the election's read"));
+    try (SetpointClient client = SetpointClient.over(channel, "failing");
+        Manager elected = Manager.builder().client(client).ticker(ticker).meterRegistry(meters)
+            .leaderElection(LeaseElection.named("faulty").holder("only").retryPeriod(Duration.ofSeconds(1)))
+            .build()) {
+      elected.start();
+      await().atMost(WAIT).until(() -> faultCount("faulty", "election") == 1);
+      assertThat(elected.isLeader()).isFalse();
+
+      ticker.advance(Duration.ofSeconds(1));
+      await().atMost(WAIT).until(elected::isLeader);
+    } finally {
+      channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void aShardHeartbeatWhoseCallThrowsAnErrorJoinsAfterItsRetryPeriod() throws Exception {
+    AtomicBoolean armed = new AtomicBoolean(true);
+    ManagedChannel channel = failingOnce("Read", armed, new AssertionError("a bug under the heartbeat's read"));
+    try (SetpointClient client = SetpointClient.over(channel, "failing");
+        Manager sharded = Manager.builder().client(client).ticker(ticker).meterRegistry(meters)
+            .sharding(Sharding.named("faulty").member("only").retryPeriod(Duration.ofSeconds(1)))
+            .build()) {
+      sharded.start();
+      await().atMost(WAIT).until(() -> !armed.get());
+      await().atMost(WAIT).until(() -> faultCount("faulty", "shard heartbeat") + faultCount("faulty", "shard slots") == 1);
+
+      await().atMost(WAIT).until(() -> {
+        ticker.advance(Duration.ofMillis(250));
+        return sharded.sharding().orElseThrow().isMember();
+      });
+    } finally {
+      channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void theAgentReportsAControllerStoppedByAFailureInReadyzAndItsFaultsInTheControllerList() throws Exception {
+    AtomicInteger starts = new AtomicInteger();
+    ManualTicker agentTicker = new ManualTicker();
+    Controller broken = labels("broken-start").initializer(tools -> {
+      if (starts.incrementAndGet() == 1) {
+        throw new AssertionError("an initializer's bug");
+      }
+    }).reconciler((ctx, tools, req) -> Result.done());
+    SetpointExtension agent = SetpointExtension.builder()
+        .agent(a -> a.types(DemoTypes::register).ticker(agentTicker).controllers(m -> m.register(broken)))
+        .build();
+    agent.beforeEach(null);
+    try {
+      HttpClient http = HttpClient.newHttpClient();
+      URI readyz = URI.create("http://127.0.0.1:" + agent.agent().port() + "/readyz");
+      await().atMost(WAIT).until(() -> http.send(HttpRequest.newBuilder(readyz).build(),
+          HttpResponse.BodyHandlers.ofString()).body().contains("broken-start"));
+      HttpResponse<String> notReady = http.send(HttpRequest.newBuilder(readyz).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(notReady.statusCode()).isEqualTo(503);
+      assertThat(notReady.body()).contains("controllers that should run here do not: broken-start (failed to start")
+          .contains("AssertionError");
+      ControllerInfo info = agent.client().controllers().stream()
+          .filter(c -> c.getName().equals("broken-start")).findFirst().orElseThrow();
+      assertThat(info.getFaults()).isEqualTo(1);
+      assertThat(info.getLastFault()).contains("start failed").contains("an initializer's bug");
+
+      agentTicker.advance(Duration.ofMillis(500));
+      await().atMost(WAIT).until(() -> http.send(HttpRequest.newBuilder(readyz).build(),
+          HttpResponse.BodyHandlers.ofString()).statusCode() == 200);
+    } finally {
+      agent.afterEach(null);
+    }
+  }
+}

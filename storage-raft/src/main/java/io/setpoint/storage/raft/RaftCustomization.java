@@ -29,9 +29,7 @@ enum RaftCustomization {
    */
   LOCAL_SUBMITTER("local-submitter"),
   /** No metadata entry after each commit ({@link RatisSettings}); off, Ratis writes them. */
-  NO_METADATA_ENTRIES("no-metadata-entries"),
-  /** No minimum wait between two appends to a member ({@link RatisSettings}); off, Ratis's default. */
-  NO_APPEND_WAIT("no-append-wait");
+  NO_METADATA_ENTRIES("no-metadata-entries");
 
   /** The system property that lists the customizations to turn off. */
   static final String PROPERTY = "setpoint.raft.off";

@@ -113,13 +113,6 @@ final class RatisSettings {
     long pauseMs = t.electionTimeoutMin().toMillis();
     RaftServerConfigKeys.Log.Appender.setRetryPolicy(
         p, "1ms,10, " + Math.max(1, pauseMs / 5) + "ms,20, " + pauseMs + "ms," + Integer.MAX_VALUE);
-    // Ratis's appender waits at least a millisecond between two appends to a member, so that entries
-    // gather into one. Concurrent writes already travel as one entry (WriteBatcher), and the wait put
-    // a floor of about a millisecond under each round: three members, one client on the leader,
-    // 816-826 writes/s with it against 949-962 without.
-    if (!off.contains(RaftCustomization.NO_APPEND_WAIT)) {
-      RaftServerConfigKeys.Log.Appender.setWaitTimeMin(p, TimeDuration.ZERO);
-    }
     // A batch is one entry: the appender must be able to carry the largest one.
     RaftServerConfigKeys.Log.Appender.setBufferByteLimit(
         p, SizeInBytes.valueOf(Math.max(4L << 20, 2L * t.maxBatchBytes())));

@@ -69,6 +69,6 @@ class RaftCustomizationTest {
         .hasMessageContaining("setpoint.raft.off")
         .hasMessageContaining("'fast-path'")
         .hasMessageContaining("commit-propagation, inline-appends, forward-stream, local-submitter, "
-            + "no-metadata-entries, no-append-wait");
+            + "no-metadata-entries");
   }
 }

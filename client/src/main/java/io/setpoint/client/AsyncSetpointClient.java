@@ -48,7 +48,6 @@ import io.setpoint.api.v1.WriteRequest;
 import io.setpoint.api.v1.WriteStatusRequest;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -154,9 +153,8 @@ public final class AsyncSetpointClient {
 
   /** Every page of a listing, from {@code request}'s page token on, as one list. */
   public CompletableFuture<List<Resource>> listAll(ListRequest request) {
-    CompletableFuture<List<Resource>> result = new CompletableFuture<>();
-    nextPage(request, new ArrayList<>(), result);
-    return result;
+    return Pages.all(request, r -> list(r).thenApply(p -> new Pages.Page(p.getResourcesList(), p.getNextPageToken())),
+        (r, token) -> r.toBuilder().setPageToken(token).build());
   }
 
   /** Every resource of {@code type} in {@code tenancy} (which may hold wildcards). */
@@ -164,56 +162,19 @@ public final class AsyncSetpointClient {
     return listAll(ListRequest.newBuilder().setType(type).setTenancy(tenancy).build());
   }
 
-  private void nextPage(ListRequest request, List<Resource> found, CompletableFuture<List<Resource>> result) {
-    if (result.isDone()) {
-      return; // cancelled by the caller: ask for no more pages
-    }
-    list(request).whenComplete((page, failure) -> {
-      if (failure != null) {
-        result.completeExceptionally(failure);
-        return;
-      }
-      found.addAll(page.getResourcesList());
-      if (page.getNextPageToken().isEmpty()) {
-        result.complete(List.copyOf(found));
-      } else {
-        nextPage(request.toBuilder().setPageToken(page.getNextPageToken()).build(), found, result);
-      }
-    });
-  }
-
   /**
    * Every direct child of one owner incarnation ({@code owner} must carry its uid), page after
    * page; see {@link SetpointClient#listByOwner(ID)}.
    */
   public CompletableFuture<List<Resource>> listByOwner(ID owner) {
-    CompletableFuture<List<Resource>> result = new CompletableFuture<>();
-    nextOwnedPage(ListByOwnerRequest.newBuilder().setOwner(owner).build(), new ArrayList<>(), result);
-    return result;
+    return Pages.all(ListByOwnerRequest.newBuilder().setOwner(owner).build(),
+        r -> listByOwner(r).thenApply(p -> new Pages.Page(p.getResourcesList(), p.getNextPageToken())),
+        (r, token) -> r.toBuilder().setPageToken(token).build());
   }
 
   /** One page of an owner's children; see {@link SetpointClient#listByOwner(ListByOwnerRequest)}. */
   public CompletableFuture<ListByOwnerResponse> listByOwner(ListByOwnerRequest request) {
     return rpc.unary(ResourceServiceGrpc.getListByOwnerMethod(), request, response -> response);
-  }
-
-  private void nextOwnedPage(ListByOwnerRequest request, List<Resource> found,
-      CompletableFuture<List<Resource>> result) {
-    if (result.isDone()) {
-      return; // cancelled by the caller: ask for no more pages
-    }
-    listByOwner(request).whenComplete((page, failure) -> {
-      if (failure != null) {
-        result.completeExceptionally(failure);
-        return;
-      }
-      found.addAll(page.getResourcesList());
-      if (page.getNextPageToken().isEmpty()) {
-        result.complete(List.copyOf(found));
-      } else {
-        nextOwnedPage(request.toBuilder().setPageToken(page.getNextPageToken()).build(), found, result);
-      }
-    });
   }
 
   /** Deletes a resource (absent is success). */

@@ -36,6 +36,7 @@ public final class ArtistController {
 
   private ArtistController() {}
 
+  // snippet:start controller
   /** The controller, for a manager to run. */
   public static Controller controller() {
     return Controller.forType(DemoTypes.ARTIST)
@@ -48,6 +49,7 @@ public final class ArtistController {
           return Result.done();
         });
   }
+  // snippet:end controller
 
   private static void reconcile(Tools tools, Decoded<Artist> artist) {
     SetpointClient client = tools.client();
@@ -61,11 +63,13 @@ public final class ArtistController {
       if (!wanted.add(albumId.getName())) {
         continue; // two titles with the same slug
       }
+      // snippet:start write-album
       client.write(Resource.newBuilder()
           .setId(albumId)
           .setOwner(artist.id())
           .setData(Any.pack(Album.newBuilder().setName(title).build()))
           .build());
+      // snippet:end write-album
       Conditions.set(status, Conditions.about(
           Conditions.isTrue("Album" + (++n), "Created", "album \"" + title + "\" exists"), References.of(albumId)));
     }
@@ -74,12 +78,14 @@ public final class ArtistController {
         deleteQuietly(client, album.getId());
       }
     }
+    // snippet:start status
     Conditions.set(status, Conditions.isTrue("Accepted", "Accepted", n + " album(s) in place"));
     Status desired = status.build();
     if (!Statuses.equal(artist.resource(), STATUS_KEY, desired)) {
       client.writeStatus(artist.id(), STATUS_KEY, desired);
       tools.events().normal(artist.resource(), "Reconciled", n + " album(s) in place");
     }
+    // snippet:end status
   }
 
   /** {@code <artist>-<title slug>}, cut to a DNS label. */

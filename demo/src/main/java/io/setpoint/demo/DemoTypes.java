@@ -21,8 +21,10 @@ import java.util.Map;
  * can grant them by type pattern and name prefix.
  */
 public final class DemoTypes {
+  // snippet:start artist-type
   /** Namespace-scoped; name required, genre defaulted to disco. */
   public static final Type ARTIST = Types.of("demo", "v2", "Artist");
+  // snippet:end artist-type
   /** Namespace-scoped; name and every track name required. */
   public static final Type ALBUM = Types.of("demo", "v2", "Album");
   /** Partition-scoped; name required. */
@@ -34,6 +36,7 @@ public final class DemoTypes {
 
   /** Registers every demo type. */
   public static void register(Registry registry) {
+    // snippet:start register-artist
     registry
         .register(
             Registration.of(ARTIST, Artist.class)
@@ -41,6 +44,7 @@ public final class DemoTypes {
                 .mutate(Hooks.decodeAndMutate(Artist.class, DemoTypes::defaultGenre))
                 .validate(Hooks.decodeAndValidate(Artist.class, (artist, v) -> validateArtist(artist.data(), v)))
                 .build())
+        // snippet:end register-artist
         .register(
             Registration.of(ALBUM, Album.class)
                 .acls(AclHooks.perType())
@@ -93,9 +97,11 @@ public final class DemoTypes {
     if (album.getYearOfRelease() < 0) {
       v.add("year_of_release", "range", "must not be negative");
     }
+    // snippet:start validate-tracks
     for (int i = 0; i < album.getTracksCount(); i++) {
       Track track = album.getTracks(i);
       v.index("tracks", i).requireNonEmpty("name", track.getName());
     }
+    // snippet:end validate-tracks
   }
 }

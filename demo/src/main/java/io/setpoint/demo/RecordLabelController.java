@@ -28,6 +28,7 @@ public final class RecordLabelController {
 
   /** The controller, for a manager to run. */
   public static Controller controller() {
+    // snippet:start index-and-watch
     return Controller.forType(DemoTypes.RECORD_LABEL)
         .named("demo-record-label")
         .index(DemoTypes.ARTIST, Index.of(BY_LABEL, RecordLabelController::labelKey))
@@ -38,13 +39,16 @@ public final class RecordLabelController {
               : List.of(Request.of(Ids.of(DemoTypes.RECORD_LABEL,
                   Tenancies.partition(artist.getId().getTenancy().getPartition()), label)));
         })
+        // snippet:end index-and-watch
         .reconciler((ctx, tools, req) -> {
           Resource label = tools.cache().get(req.id()).orElse(null);
           if (label == null) {
             return Result.done();
           }
+          // snippet:start list-by-index
           int signed = tools.cache().listByIndex(DemoTypes.ARTIST, BY_LABEL,
               Index.key(req.id().getTenancy().getPartition(), req.id().getName())).size();
+          // snippet:end list-by-index
           Status status = Conditions.set(Status.newBuilder().setObservedGeneration(label.getGeneration()),
               Conditions.isTrue("Signed", "Counted", signed + " artist(s) signed")).build();
           if (!Statuses.equal(label, STATUS_KEY, status)) {

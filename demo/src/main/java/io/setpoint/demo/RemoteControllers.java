@@ -23,6 +23,7 @@ import java.util.concurrent.CountDownLatch;
 public final class RemoteControllers {
   private RemoteControllers() {}
 
+  // snippet:start main
   public static void main(String[] args) throws InterruptedException {
     String address = args.length > 0 ? args[0] : "localhost:8500";
     CountDownLatch stopped = new CountDownLatch(1);
@@ -42,6 +43,7 @@ public final class RemoteControllers {
     manager.start();
     stopped.await();
   }
+  // snippet:end main
 
   private static Path envPath(String name) {
     String value = System.getenv(name);

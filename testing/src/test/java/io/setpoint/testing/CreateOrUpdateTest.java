@@ -76,6 +76,7 @@ class CreateOrUpdateTest {
   @Test
   void testResourceBuildsTypeNameTenancyDataMetadataFinalizersAndOwner() throws Exception {
     SetpointClient client = setpoint.client();
+    // snippet:start test-resource
     Resource owner = TestResource.of(DemoTypes.ARTIST, "miles").namespace("jazz")
         .data(Artist.newBuilder().setName("Miles").build()).createIn(client);
 
@@ -86,6 +87,7 @@ class CreateOrUpdateTest {
         .finalizers("a.example/keep")
         .owner(owner)
         .createIn(client);
+    // snippet:end test-resource
 
     assertThat(album.getId().getName()).isEqualTo("kind-of-blue");
     assertThat(album.getId().getTenancy()).isEqualTo(Tenancies.of("default", "jazz"));

@@ -1,6 +1,7 @@
 package io.setpoint.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.Any;
 import io.setpoint.api.Conditions;
@@ -16,16 +17,19 @@ import io.setpoint.demo.v1.RecordLabel;
 import io.setpoint.demo.v2.Album;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.resource.CoreTypes;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The demo controllers, running in a real agent, driven through the public API. */
 class DemoControllersTest {
+  // snippet:start extension
   @RegisterExtension
   static final SetpointExtension setpoint = SetpointExtension.builder()
       .agent(agent -> agent.types(DemoTypes::register).controllers(DemoControllers::register))
       .build();
+  // snippet:end extension
 
   private static Resource artist(String name, Artist data) {
     return setpoint.client().write(Resource.newBuilder()
@@ -37,6 +41,7 @@ class DemoControllersTest {
         .filter(r -> r.getId().getType().equals(DemoTypes.ALBUM)).toList();
   }
 
+  // snippet:start artist-test
   @Test
   void anAppliedArtistGetsItsAlbumsAndAcceptedThenDeletingItDeletesThem() {
     Resource artist = artist("nina", Artist.newBuilder().setName("Nina Simone")
@@ -57,9 +62,10 @@ class DemoControllersTest {
       setpoint.awaitDeleted(Ids.withoutUid(album.getId()));
     }
     // The cascade cleans up after itself.
-    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() ->
+    await().atMost(Duration.ofSeconds(10)).until(() ->
         setpoint.client().listAll(CoreTypes.TOMBSTONE, Tenancies.CLUSTER).isEmpty());
   }
+  // snippet:end artist-test
 
   @Test
   void anArtistWithoutDiscographyGetsGreatestHitsAndALostAlbumComesBack() {

@@ -10,13 +10,15 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The code the docs show is the code the build compiles and tests: every block with a {@code
  * <!-- snippet: PATH#NAME -->} reference equals that marked region of the file (examples/ is built
- * and tested against the installed artifacts by scripts/test), and in getting-started.md every
- * Java, XML and proto block carries such a reference. When this fails, copy the region shown as
- * expected into the document.
+ * and tested against the installed artifacts by scripts/test), and in the tutorials,
+ * getting-started.md and controllers.md, every Java, XML and proto block carries such a reference.
+ * When this fails, copy the region shown as expected into the document.
  */
 class DocSnippetsTest {
   private static final Path ROOT = RepoRoot.find();
@@ -43,11 +45,12 @@ class DocSnippetsTest {
     assertThat(checked).as("referenced snippets found").isGreaterThanOrEqualTo(10);
   }
 
-  @Test
-  void gettingStartedShowsNoCodeThatIsNotCompiled() throws IOException {
-    List<String> unchecked = Snippets.blocks(ROOT.resolve("docs/getting-started.md")).stream()
+  @ParameterizedTest
+  @ValueSource(strings = {"docs/getting-started.md", "docs/controllers.md"})
+  void tutorialShowsNoCodeThatIsNotCompiled(String doc) throws IOException {
+    List<String> unchecked = Snippets.blocks(ROOT.resolve(doc)).stream()
         .filter(block -> CHECKED_LANGUAGES.contains(block.language()) && !block.referenced())
-        .map(block -> "docs/getting-started.md:" + block.line() + " (" + block.language() + ")")
+        .map(block -> doc + ":" + block.line() + " (" + block.language() + ")")
         .toList();
     assertThat(unchecked).as("code blocks without a snippet reference").isEmpty();
   }

@@ -113,19 +113,25 @@ public final class AsyncSetpointClient {
   }
 
   /**
-   * Each write carries a new request id, so that the channel may send it again when its agent
-   * fails it with {@code UNAVAILABLE} ({@link CallRetries}): the store applies it at most once.
+   * Writes as {@code request} says; see {@link SetpointClient#write(WriteRequest)}. Without a
+   * request id it gets a new one, so that the channel may send it again when its agent fails it
+   * with {@code UNAVAILABLE} ({@link CallRetries}): the store applies it at most once.
    */
-  private CompletableFuture<Resource> write(WriteRequest request) {
-    WriteRequest.Builder sent = request.toBuilder().setRequestId(newRequestId());
-    if (fenced()) {
+  public CompletableFuture<Resource> write(WriteRequest request) {
+    WriteRequest.Builder sent = request.toBuilder().setRequestId(requestId(request.getRequestId()));
+    if (fenced() && !request.hasFence()) {
       sent.setFence(fence);
     }
     return rpc.unary(ResourceServiceGrpc.getWriteMethod(), sent.build(), response -> stored(response.getResource()));
   }
 
+  /** {@code given}, or a new request id when it is empty. */
+  private static String requestId(String given) {
+    return given.isEmpty() ? newRequestId() : given;
+  }
+
   /** 128 random bits in base64url: 22 characters. Unique, not secret. */
-  private static String newRequestId() {
+  static String newRequestId() {
     ByteBuffer bits = ByteBuffer.allocate(16);
     bits.putLong(ThreadLocalRandom.current().nextLong()).putLong(ThreadLocalRandom.current().nextLong());
     return Base64.getUrlEncoder().withoutPadding().encodeToString(bits.array());
@@ -138,12 +144,16 @@ public final class AsyncSetpointClient {
 
   /** Replaces one status entry if the resource is still at {@code version}. */
   public CompletableFuture<Resource> writeStatus(ID id, String key, Status status, String version) {
-    WriteStatusRequest.Builder request =
-        WriteStatusRequest.newBuilder().setId(id).setKey(key).setStatus(status).setVersion(version);
-    if (fenced()) {
-      request.setFence(fence);
+    return writeStatus(WriteStatusRequest.newBuilder().setId(id).setKey(key).setStatus(status).setVersion(version).build());
+  }
+
+  /** Writes one status entry as {@code request} says; see {@link SetpointClient#writeStatus(WriteStatusRequest)}. */
+  public CompletableFuture<Resource> writeStatus(WriteStatusRequest request) {
+    WriteStatusRequest.Builder sent = request.toBuilder().setRequestId(requestId(request.getRequestId()));
+    if (fenced() && !request.hasFence()) {
+      sent.setFence(fence);
     }
-    return rpc.unary(ResourceServiceGrpc.getWriteStatusMethod(), request.build(), response -> stored(response.getResource()));
+    return rpc.unary(ResourceServiceGrpc.getWriteStatusMethod(), sent.build(), response -> stored(response.getResource()));
   }
 
   /** One page of a listing; see {@link SetpointClient#list(ListRequest)}. */
@@ -184,11 +194,16 @@ public final class AsyncSetpointClient {
 
   /** Deletes a resource if it is still at {@code version}. */
   public CompletableFuture<Void> delete(ID id, String version) {
-    DeleteRequest.Builder request = DeleteRequest.newBuilder().setId(id).setVersion(version);
-    if (fenced()) {
-      request.setFence(fence);
+    return delete(DeleteRequest.newBuilder().setId(id).setVersion(version).build());
+  }
+
+  /** Deletes as {@code request} says; see {@link SetpointClient#delete(DeleteRequest)}. */
+  public CompletableFuture<Void> delete(DeleteRequest request) {
+    DeleteRequest.Builder sent = request.toBuilder().setRequestId(requestId(request.getRequestId()));
+    if (fenced() && !request.hasFence()) {
+      sent.setFence(fence);
     }
-    return rpc.unary(ResourceServiceGrpc.getDeleteMethod(), request.build(), response -> null);
+    return rpc.unary(ResourceServiceGrpc.getDeleteMethod(), sent.build(), response -> null);
   }
 
   /** Runs the admission path (mutate, validate) without storing anything. */

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The gRPC service config of every client: calls that only read, and writes of resources (which
- * carry a request id, so the store applies each at most once), are tried again when they fail with
+ * The gRPC service config of every client: calls that only read, and writes, status writes and
+ * deletes (which carry a request id, so the store applies each at most once), are tried again when they fail with
  * {@code UNAVAILABLE} (the agent stopped, or leadership moved and a write's outcome was not
  * learned), after a short backoff and on whichever agent the channel reaches next. Other writes
  * are left to gRPC's transparent retry, which only repeats a call that never reached an agent.
@@ -13,6 +13,8 @@ import java.util.Map;
 final class CallRetries {
   private static final List<Map<String, String>> SAFE_TO_REPEAT = List.of(
       method("setpoint.resource.v1.ResourceService", "Write"),
+      method("setpoint.resource.v1.ResourceService", "WriteStatus"),
+      method("setpoint.resource.v1.ResourceService", "Delete"),
       method("setpoint.resource.v1.ResourceService", "Read"),
       method("setpoint.resource.v1.ResourceService", "List"),
       method("setpoint.resource.v1.ResourceService", "ListByOwner"),

@@ -17,6 +17,7 @@ import io.setpoint.api.acl.v1.CreateTokenResponse;
 import io.setpoint.api.controller.v1.ControllerInfo;
 import io.setpoint.api.controller.v1.ListReconcilesRequest;
 import io.setpoint.api.controller.v1.ReconcileInfo;
+import io.setpoint.api.v1.DeleteRequest;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.ListByOwnerRequest;
@@ -29,6 +30,8 @@ import io.setpoint.api.v1.Status;
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.WatchListRequest;
+import io.setpoint.api.v1.WriteRequest;
+import io.setpoint.api.v1.WriteStatusRequest;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -184,6 +187,17 @@ public final class SetpointClient implements AutoCloseable {
   }
 
   /**
+   * Writes as {@code request} says (create-only, fence, request id) and returns the resource as
+   * stored. A request id of the caller's own makes the caller's retries safe too: sent again, even
+   * from another process or after a restart, the write is applied at most once and answered with
+   * what the first stored, as long as the store remembers it (the last 50,000 writes with request
+   * ids). Without one the client makes one up, as {@link #write(Resource)} does.
+   */
+  public Resource write(WriteRequest request) {
+    return Rpc.await(async.write(request));
+  }
+
+  /**
    * Creates a resource only if its name is free and returns it as stored. When a resource of that
    * name exists (even one being deleted that waits for its finalizers) nothing is written and it
    * throws a {@link SetpointException} with code {@code ALREADY_EXISTS}. The resource must carry
@@ -204,6 +218,15 @@ public final class SetpointClient implements AutoCloseable {
   /** Like {@link #writeStatus(ID, String, Status)}, if the resource is still at {@code version}. */
   public Resource writeStatus(ID id, String key, Status status, String version) {
     return Rpc.await(async.writeStatus(id, key, status, version));
+  }
+
+  /**
+   * Writes one status entry as {@code request} says, applied at most once for its request id as
+   * {@link #write(WriteRequest)} is (the client makes one up when it has none): a compare-and-swap
+   * sent again after its answer was lost is answered with what it stored, not {@code ABORTED}.
+   */
+  public Resource writeStatus(WriteStatusRequest request) {
+    return Rpc.await(async.writeStatus(request));
   }
 
   /**
@@ -248,6 +271,15 @@ public final class SetpointClient implements AutoCloseable {
   /** Deletes a resource if it is still at {@code version} ({@code ABORTED} otherwise). */
   public void delete(ID id, String version) {
     Rpc.await(async.delete(id, version));
+  }
+
+  /**
+   * Deletes as {@code request} says, applied at most once for its request id (the client makes
+   * one up when it has none): sent again after its answer was lost, it deletes nothing, so a
+   * resource created since under the same name stays.
+   */
+  public void delete(DeleteRequest request) {
+    Rpc.await(async.delete(request));
   }
 
   /** Runs the admission path (mutate, validate) and returns the result, storing nothing. */

@@ -154,7 +154,17 @@ public interface Backend extends AutoCloseable {
    *
    * @throws StorageException {@code FENCED} when the fence does not hold; nothing was deleted
    */
-  Resource deleteCas(ID id, String version, Fence fence);
+  default Resource deleteCas(ID id, String version, Fence fence) {
+    return deleteCas(id, version, fence, "");
+  }
+
+  /**
+   * {@link #deleteCas(ID, String, Fence)}, applied at most once for {@code requestId} (empty: no
+   * id): a delete of the same name that repeats the request id of one the store remembers (with
+   * the writes, in {@link #findRequest}) deletes nothing and returns null, whatever was stored
+   * since, so a client that lost the answer can send it again without deleting a newer resource.
+   */
+  Resource deleteCas(ID id, String version, Fence fence, String requestId);
 
   /**
    * Lists resources of exactly {@code type} in {@code tenancy} whose names start with {@code

@@ -36,8 +36,8 @@ public class ForwardingBackend implements Backend {
   }
 
   @Override
-  public Resource deleteCas(ID id, String version, Fence fence) {
-    return delegate.deleteCas(id, version, fence);
+  public Resource deleteCas(ID id, String version, Fence fence, String requestId) {
+    return delegate.deleteCas(id, version, fence, requestId);
   }
 
   @Override

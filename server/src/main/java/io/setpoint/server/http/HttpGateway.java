@@ -215,7 +215,8 @@ public final class HttpGateway implements HttpService {
         Query q = Query.of(ctx.queryParams(), WRITE);
         Preconditions pre = Preconditions.ofReplace(req.headers(), "a DELETE");
         DeleteRequest.Builder delete =
-            DeleteRequest.newBuilder().setId(id(type, name, q)).setVersion(pre.version(q.string("version")));
+            DeleteRequest.newBuilder().setId(id(type, name, q)).setVersion(pre.version(q.string("version")))
+                .setRequestId(pre.requestId());
         if (pre.fenced()) {
           delete.setFence(pre.fence());
         }
@@ -236,7 +237,8 @@ public final class HttpGateway implements HttpService {
           .setId(id(type, name, q))
           .setKey(String.join("/", segments.subList(5, segments.size())))
           .setStatus(derived().json().status(ProtoJson.object(req.content().array(), "status")))
-          .setVersion(pre.version(q.string("version")));
+          .setVersion(pre.version(q.string("version")))
+          .setRequestId(pre.requestId());
       if (pre.fenced()) {
         writeStatus.setFence(pre.fence());
       }

@@ -32,25 +32,29 @@ record Preconditions(boolean createOnly, String version, Fence fence, String req
 
   /** The preconditions of a PUT of a resource, which takes both headers. */
   static Preconditions ofPut(HttpHeaders headers) {
+    return new Preconditions(createOnly(headers), version(headers), fence(headers), requestId(headers));
+  }
+
+  /** The value of {@code Idempotency-Key}, or empty. */
+  private static String requestId(HttpHeaders headers) {
     String requestId = single(headers, IDEMPOTENCY_KEY);
     if (requestId != null && !Rules.REQUEST_ID.matcher(requestId).matches()) {
       throw ValidationException.of(IDEMPOTENCY_KEY, "request-id",
           Echo.quote(requestId) + " must be at most 128 of [A-Za-z0-9._~:-]");
     }
-    return new Preconditions(
-        createOnly(headers), version(headers), fence(headers), requestId == null ? "" : requestId);
+    return requestId == null ? "" : requestId;
   }
 
   /**
    * The preconditions of a write that can only replace or delete what is stored (a DELETE, a PUT
-   * of a status): {@code If-Match} only.
+   * of a status): {@code If-Match} and {@code Idempotency-Key}, not {@code If-None-Match}.
    */
   static Preconditions ofReplace(HttpHeaders headers, String route) {
     if (single(headers, IF_NONE_MATCH) != null) {
       throw ValidationException.of(IF_NONE_MATCH, "create-only",
           "is taken only by a PUT of a resource (to create it), not by " + route);
     }
-    return new Preconditions(false, version(headers), fence(headers), "");
+    return new Preconditions(false, version(headers), fence(headers), requestId(headers));
   }
 
   /**

@@ -47,8 +47,8 @@ final class FencedBackend extends ForwardingBackend {
   }
 
   @Override
-  public Resource deleteCas(ID id, String version, Fence ignored) {
-    return store.deleteCas(id, version, fence);
+  public Resource deleteCas(ID id, String version, Fence ignored, String requestId) {
+    return store.deleteCas(id, version, fence, requestId);
   }
 
   /** The view owns nothing: the store outlives every request. */

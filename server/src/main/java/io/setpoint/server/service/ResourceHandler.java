@@ -517,6 +517,8 @@ public final class ResourceHandler {
     RequestValidator.status(v, req.getKey(), req.hasStatus(), req.getStatus());
     RequestValidator.version(v, "version", req.getVersion());
     v.throwIfAny();
+    String requestId = req.getRequestId();
+    RequestValidator.requestId("request_id", requestId);
     Registration<?> reg = registration(id);
     boolean blind = req.getVersion().isEmpty();
     return BlindWrites.retry(blind, () -> {
@@ -524,6 +526,11 @@ public final class ResourceHandler {
       // It answers with the whole resource, so it needs read as well as write, asked before
       // anything about the stored resource (whether it exists, its uid) is told.
       reg.acls().read().check(authz, id, existing);
+      Resource earlier = requestId.isEmpty() ? null : backend.findRequest(id, requestId);
+      if (earlier != null) {
+        // Sent again after its answer was lost: what it stored, not a compare-and-swap lost to itself.
+        return WriteStatusResponse.newBuilder().setResource(earlier).build();
+      }
       if (existing == null) {
         throw Errors.notFound(Ids.format(id) + " not found");
       }
@@ -541,7 +548,8 @@ public final class ResourceHandler {
       Resource next = existing.toBuilder().putStatus(req.getKey(), stamp(req.getStatus(), previous)).build();
       checkSize(next);
       try {
-        return WriteStatusResponse.newBuilder().setResource(backend.writeCas(next)).build();
+        return WriteStatusResponse.newBuilder()
+            .setResource(backend.writeCas(next, Fence.getDefaultInstance(), requestId)).build();
       } catch (StorageException e) {
         if (blind && e.reason() == StorageException.Reason.CAS_FAILURE) {
           return null;
@@ -643,8 +651,13 @@ public final class ResourceHandler {
     Violations v = Violations.at("");
     RequestValidator.version(v, "version", req.getVersion());
     v.throwIfAny();
+    String requestId = req.getRequestId();
+    RequestValidator.requestId("request_id", requestId);
     Registration<?> reg = registration(id);
     Resource existing = authorizedForWrite(authz, reg, id);
+    if (!requestId.isEmpty() && backend.findRequest(id, requestId) != null) {
+      return DeleteResponse.getDefaultInstance(); // sent again after its answer was lost: done already
+    }
     if (existing == null || (!id.getUid().isEmpty() && !id.getUid().equals(existing.getId().getUid()))) {
       return DeleteResponse.getDefaultInstance();
     }
@@ -655,9 +668,9 @@ public final class ResourceHandler {
     reg.beforeDelete().check(existing);
     try {
       if (!Finalizers.of(existing).isEmpty()) {
-        markForDeletion(existing, req.getVersion());
+        markForDeletion(existing, req.getVersion(), requestId);
       } else {
-        remove(existing, req.getVersion());
+        remove(existing, req.getVersion(), requestId);
       }
     } catch (StorageException e) {
       throw concealed(authz, existing, e);
@@ -705,18 +718,22 @@ public final class ResourceHandler {
   }
 
   /** Deletes {@code existing}, leaving a tombstone first when it owns resources. */
-  private void remove(Resource existing, String version) {
+  private void remove(Resource existing, String version, String requestId) {
     if (!backend.listByOwner(existing.getId()).isEmpty()) {
       tombstone(existing.getId());
     }
-    backend.deleteCas(existing.getId(), version);
+    backend.deleteCas(existing.getId(), version, Fence.getDefaultInstance(), requestId);
+  }
+
+  private void remove(Resource existing, String version) {
+    remove(existing, version, "");
   }
 
   /**
    * Marks a resource that still has finalizers: its controllers see {@code deletionTimestamp},
    * clean up, and remove their finalizers; the last removal deletes it. Marking twice is a no-op.
    */
-  private void markForDeletion(Resource existing, String version) {
+  private void markForDeletion(Resource existing, String version, String requestId) {
     Resource[] current = {existing};
     BlindWrites.retry(version.isEmpty(), () -> {
       if (current[0] == null || !current[0].getId().getUid().equals(existing.getId().getUid())
@@ -726,7 +743,7 @@ public final class ResourceHandler {
       try {
         backend.writeCas(current[0].toBuilder()
             .putMetadata(Finalizers.DELETION_TIMESTAMP, java.time.format.DateTimeFormatter.ISO_INSTANT.format(clock.instant()))
-            .build());
+            .build(), Fence.getDefaultInstance(), requestId);
         return Boolean.TRUE;
       } catch (StorageException e) {
         if (!version.isEmpty() || e.reason() != StorageException.Reason.CAS_FAILURE) {

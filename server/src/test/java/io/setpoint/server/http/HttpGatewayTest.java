@@ -11,9 +11,11 @@ import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.demo.v2.Genre;
 import io.setpoint.server.service.LiveAgent;
+import java.net.http.HttpRequest;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -88,6 +90,23 @@ class HttpGatewayTest {
     assertThat(badFlag.status()).isEqualTo(400);
     assertThat(badFlag.json().get("message").asText()).contains("dry_run").contains("true or false");
     assertThat(http.get(ARTISTS + "/dry").status()).isEqualTo(404);
+  }
+
+  @Test
+  void aDeleteWithAnIdempotencyKeySentAgainLeavesWhatWasCreatedSince() {
+    ok(http.put(ARTISTS + "/key", "{\"data\": {\"name\": \"First\"}}"));
+    Map<String, String> key = Map.of("Idempotency-Key", "delete-key-1");
+    assertThat(http.send("DELETE", ARTISTS + "/key", null, HttpRequest.BodyPublishers.noBody(), key).status())
+        .isEqualTo(200);
+    JsonNode again = ok(http.put(ARTISTS + "/key", "{\"data\": {\"name\": \"Again\"}}"));
+
+    assertThat(http.send("DELETE", ARTISTS + "/key", null, HttpRequest.BodyPublishers.noBody(), key).status())
+        .isEqualTo(200);
+    assertThat(ok(http.get(ARTISTS + "/key"))).isEqualTo(again);
+    Http.Answer bad = http.send("DELETE", ARTISTS + "/key", null, HttpRequest.BodyPublishers.noBody(),
+        Map.of("Idempotency-Key", "has space"));
+    assertThat(bad.status()).isEqualTo(400);
+    assertThat(bad.json().get("message").asText()).contains("Idempotency-Key");
   }
 
   @Test

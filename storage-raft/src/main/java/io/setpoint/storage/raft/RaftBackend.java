@@ -393,12 +393,12 @@ public final class RaftBackend implements Backend, Replication {
   }
 
   @Override
-  public Resource deleteCas(ID id, String version, Fence fence) {
-    Outcome outcome =
-        submit(fenced(Op.newBuilder().setDelete(Delete.newBuilder().setId(id).setVersion(version)), fence));
+  public Resource deleteCas(ID id, String version, Fence fence, String requestId) {
+    Outcome outcome = submit(fenced(Op.newBuilder().setDelete(Delete.newBuilder().setId(id).setVersion(version))
+        .setRequestId(requestId), fence));
     return switch (outcome.getResultCase()) {
       case DELETED -> outcome.getDeleted();
-      case NOTHING_DELETED -> null;
+      case NOTHING_DELETED, REPEATED -> null;
       case FAILURE -> throw refused(outcome);
       default -> throw unexpected(outcome);
     };

@@ -132,8 +132,17 @@ final class ReplicatedStore {
           return Outcome.newBuilder().setRevision(entry.revision()).setStored(entry.resource()).build();
         }
         case DELETE -> {
+          ID id = op.getDelete().getId();
+          String requestId = op.getRequestId();
+          Resource earlier = requestId.isEmpty() ? null : requests.find(requestId, id);
+          if (earlier != null) {
+            return Outcome.newBuilder().setRevision(current.revision()).setRepeated(earlier).build();
+          }
           Fences.check(current, op.getFence());
-          Entry tombstone = current.delete(op.getDelete().getId(), op.getDelete().getVersion());
+          Entry tombstone = current.delete(id, op.getDelete().getVersion());
+          if (!requestId.isEmpty()) {
+            requests.record(requestId, AppliedRequests.deleted(id, tombstone == null ? null : tombstone.resource()));
+          }
           if (tombstone == null) {
             return Outcome.newBuilder().setRevision(current.revision()).setNothingDeleted(true).build();
           }

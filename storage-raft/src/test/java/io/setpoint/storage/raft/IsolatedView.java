@@ -68,8 +68,8 @@ final class IsolatedView implements Backend {
   }
 
   @Override
-  public Resource deleteCas(ID id, String version, Fence fence) {
-    return out(shared.deleteCas(in(id), version, in(fence)));
+  public Resource deleteCas(ID id, String version, Fence fence, String requestId) {
+    return out(shared.deleteCas(in(id), version, in(fence), requestId));
   }
 
   @Override

@@ -64,6 +64,14 @@ public final class AppliedRequests {
     return applied.stored();
   }
 
+  /**
+   * What a delete of {@code id} that carried a request id is remembered by: the name alone, since
+   * only its being a repeat matters, not what it deleted ({@code deleted}, or null for nothing).
+   */
+  public static Resource deleted(ID id, Resource deleted) {
+    return Resource.newBuilder().setId(deleted != null ? deleted.getId() : id).build();
+  }
+
   /** Remembers that the write carrying {@code requestId} stored {@code stored}. */
   public void record(String requestId, Resource stored) {
     Applied applied = new Applied(requestId, stored);

@@ -118,12 +118,18 @@ public final class MemoryBackend implements Backend {
   }
 
   @Override
-  public Resource deleteCas(ID id, String version, Fence fence) {
+  public Resource deleteCas(ID id, String version, Fence fence, String requestId) {
     writer.lock();
     try {
       checkOpen();
+      if (!requestId.isEmpty() && requests.find(requestId, id) != null) {
+        return null;
+      }
       Fences.check(index, fence);
       Entry tombstone = index.delete(id, version);
+      if (!requestId.isEmpty()) {
+        requests.record(requestId, AppliedRequests.deleted(id, tombstone == null ? null : tombstone.resource()));
+      }
       if (tombstone == null) {
         return null;
       }

@@ -389,6 +389,29 @@ public abstract class BackendConformanceTest {
     assertThat(backend.findRequest(id("a"), "no-such-request")).isNull();
   }
 
+  @Test
+  void requestId_aRepeatedDeleteDeletesNothingEvenAResourceCreatedSince() {
+    Resource first = backend.writeCas(resource(id("a")));
+    assertThat(backend.deleteCas(id("a"), "", Fence.getDefaultInstance(), "del-1")).isNotNull();
+    Resource again = backend.writeCas(resource(id("a")));
+    long revision = backend.revision();
+
+    // The delete sent again, after its answer was lost and someone created the name anew.
+    assertThat(backend.deleteCas(id("a"), "", Fence.getDefaultInstance(), "del-1")).isNull();
+    assertThat(backend.revision()).as("nothing was deleted").isEqualTo(revision);
+    assertThat(backend.read(Consistency.STRONG, id("a"))).isEqualTo(again);
+    assertThat(again.getId().getUid()).isNotEqualTo(first.getId().getUid());
+
+    // A delete that found nothing is remembered too; a refused one is not.
+    assertThat(backend.deleteCas(id("b"), "", Fence.getDefaultInstance(), "del-2")).isNull();
+    Resource b = backend.writeCas(resource(id("b")));
+    assertThat(backend.deleteCas(id("b"), "", Fence.getDefaultInstance(), "del-2")).isNull();
+    assertThat(backend.read(Consistency.STRONG, id("b"))).isEqualTo(b);
+    assertFails(Reason.CAS_FAILURE, () -> backend.deleteCas(id("b"), "999", Fence.getDefaultInstance(), "del-3"));
+    assertThat(backend.deleteCas(id("b"), b.getVersion(), Fence.getDefaultInstance(), "del-3")).isNotNull();
+    assertFails(Reason.NOT_FOUND, () -> backend.read(Consistency.STRONG, id("b")));
+  }
+
   // ---- Fences: a write applied only while a lease is held, checked with the write.
 
   private Resource storeLease(String name, String holder, long epoch, boolean released) {

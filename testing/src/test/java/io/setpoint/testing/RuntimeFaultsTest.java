@@ -42,6 +42,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -251,44 +252,50 @@ class RuntimeFaultsTest {
     return ManagedChannelBuilder.forAddress("127.0.0.1", setpoint.agent().port()).usePlaintext().intercept(failing).build();
   }
 
-  @Test
-  void anElectionWhoseCallThrowsAnErrorCampaignsAgainAfterItsRetryPeriod() throws Exception {
-    AtomicBoolean armed = new AtomicBoolean(true);
-    ManagedChannel channel = failingOnce("Read", armed, new AssertionError("a bug under the election's read"));
-    try (SetpointClient client = SetpointClient.over(channel, "failing");
-        Manager elected = Manager.builder().client(client).ticker(ticker).meterRegistry(meters)
-            .leaderElection(LeaseElection.named("faulty").holder("only").retryPeriod(Duration.ofSeconds(1)))
-            .build()) {
-      elected.start();
-      await().atMost(WAIT).until(() -> faultCount("faulty", "election") == 1);
-      assertThat(elected.isLeader()).isFalse();
+  /** What a test does with a manager whose first Read call throws an Error. */
+  @FunctionalInterface
+  private interface ManagerCheck {
+    void run(Manager manager) throws Exception;
+  }
 
-      ticker.advance(Duration.ofSeconds(1));
-      await().atMost(WAIT).until(elected::isLeader);
+  /**
+   * Starts a manager, built by {@code configure} over a client whose first Read throws an {@link
+   * AssertionError} in the caller's thread, and runs {@code check} against it.
+   */
+  private void withFirstReadFailing(UnaryOperator<Manager.Builder> configure, ManagerCheck check) throws Exception {
+    ManagedChannel channel = failingOnce("Read", new AtomicBoolean(true), new AssertionError("a bug under the read"));
+    try (SetpointClient client = SetpointClient.over(channel, "failing");
+        Manager started = configure.apply(Manager.builder().client(client).ticker(ticker).meterRegistry(meters)).build()) {
+      started.start();
+      check.run(started);
     } finally {
       channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
     }
   }
 
   @Test
-  void aShardHeartbeatWhoseCallThrowsAnErrorJoinsAfterItsRetryPeriod() throws Exception {
-    AtomicBoolean armed = new AtomicBoolean(true);
-    ManagedChannel channel = failingOnce("Read", armed, new AssertionError("a bug under the heartbeat's read"));
-    try (SetpointClient client = SetpointClient.over(channel, "failing");
-        Manager sharded = Manager.builder().client(client).ticker(ticker).meterRegistry(meters)
-            .sharding(Sharding.named("faulty").member("only").retryPeriod(Duration.ofSeconds(1)))
-            .build()) {
-      sharded.start();
-      await().atMost(WAIT).until(() -> !armed.get());
-      await().atMost(WAIT).until(() -> faultCount("faulty", "shard heartbeat") + faultCount("faulty", "shard slots") == 1);
+  void anElectionWhoseCallThrowsAnErrorCampaignsAgainAfterItsRetryPeriod() throws Exception {
+    withFirstReadFailing(b -> b.leaderElection(LeaseElection.named("faulty").holder("only").retryPeriod(Duration.ofSeconds(1))),
+        elected -> {
+          await().atMost(WAIT).until(() -> faultCount("faulty", "election") == 1);
+          assertThat(elected.isLeader()).isFalse();
 
-      await().atMost(WAIT).until(() -> {
-        ticker.advance(Duration.ofMillis(250));
-        return sharded.sharding().orElseThrow().isMember();
-      });
-    } finally {
-      channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
-    }
+          ticker.advance(Duration.ofSeconds(1));
+          await().atMost(WAIT).until(elected::isLeader);
+        });
+  }
+
+  @Test
+  void aShardHeartbeatWhoseCallThrowsAnErrorJoinsAfterItsRetryPeriod() throws Exception {
+    withFirstReadFailing(b -> b.sharding(Sharding.named("faulty").member("only").retryPeriod(Duration.ofSeconds(1))),
+        sharded -> {
+          await().atMost(WAIT).until(() -> faultCount("faulty", "shard heartbeat") + faultCount("faulty", "shard slots") == 1);
+
+          await().atMost(WAIT).until(() -> {
+            ticker.advance(Duration.ofMillis(250));
+            return sharded.sharding().orElseThrow().isMember();
+          });
+        });
   }
 
   @Test

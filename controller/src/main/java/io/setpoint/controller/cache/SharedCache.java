@@ -22,6 +22,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The cache a manager's controllers share: one {@link TypeStore} and one watch per type, however
@@ -29,6 +31,7 @@ import java.util.function.Consumer;
  * store applied the change.
  */
 public final class SharedCache implements Cache, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(SharedCache.class);
   private final SetpointClient client;
   private final Map<Type, Scope> scopes = new ConcurrentHashMap<>();
   private final Map<Type, TypeStore> stores = new ConcurrentHashMap<>();
@@ -278,6 +281,7 @@ public final class SharedCache implements Cache, AutoCloseable {
         } catch (Throwable t) {
           // One listener's failure must not cost the others the event, nor make the watch list
           // afresh: the store already holds this version, so the event would never come again.
+          log.error("a listener of the cache of {} failed on revision {}", Types.format(type), event.revision(), t);
           failures.failed(type, "listener", t);
         }
       }

@@ -22,6 +22,7 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -233,7 +234,7 @@ final class ControllerRunner implements Runner {
   private <E> AutoCloseable startSource(ControllerSpec.SourceBinding<E> binding) throws Exception {
     return binding.source().start(event -> {
       Trigger trigger = Trigger.event("source event " + event);
-      deliveries.deliver("source mapper", "event " + event, () -> binding.mapper().apply(event),
+      deliveries.deliver(() -> "source mapper", () -> "event " + event, () -> binding.mapper().apply(event),
           request -> enqueue(request, trigger, Priority.HIGH));
     });
   }
@@ -241,19 +242,18 @@ final class ControllerRunner implements Runner {
   private void onManagedEvent(ResourceEvent event) {
     // Another shard's key costs one hash, not a trigger's text (a cache filling a gained range
     // reports thousands of them before the slots open).
-    if (isMine(event.resource().getId()) && passes(controller.filter(), "filter", event)) {
+    if (isMine(event.resource().getId()) && passes(controller.filter(), () -> "filter", event)) {
       enqueue(Request.of(event.resource().getId()), eventTrigger(event), priorityOf(event));
     }
   }
 
   private void onWatchedEvent(ControllerSpec.WatchedType watch, ResourceEvent event) {
-    String type = Types.format(watch.type());
-    if (!passes(watch.filter(), "filter of " + type, event)) {
+    if (!passes(watch.filter(), () -> "filter of " + Types.format(watch.type()), event)) {
       return;
     }
     Trigger trigger = eventTrigger(event);
     Priority priority = priorityOf(event);
-    deliveries.deliver("mapper of " + type, describe(event), () -> {
+    deliveries.deliver(() -> "mapper of " + Types.format(watch.type()), () -> describe(event), () -> {
       List<Request> requests = new ArrayList<>(watch.mapper().map(tools, event.resource()));
       // What the resource related to before the change matters too (an artist leaving a label).
       if (event.previous() != null && !event.isDelete()) {
@@ -277,11 +277,11 @@ final class ControllerRunner implements Runner {
    * Whether {@code filter} lets {@code event} through. One that throws lets it through, as a
    * fault: a reconcile too many is harmless, and a change dropped would never be reconciled.
    */
-  private boolean passes(Predicate<ResourceEvent> filter, String where, ResourceEvent event) {
+  private boolean passes(Predicate<ResourceEvent> filter, Supplier<String> where, ResourceEvent event) {
     try {
       return filter.test(event);
     } catch (Throwable t) {
-      faults.record(controller.name(), where, describe(event), t, false);
+      faults.record(controller.name(), where.get(), describe(event), t, false);
       return true;
     }
   }

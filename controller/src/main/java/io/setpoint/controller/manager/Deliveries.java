@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Turns one controller's events into requests through the user's mappers. A mapping that throws,
@@ -32,19 +33,21 @@ final class Deliveries {
 
   /**
    * Runs {@code mapping} and hands each request it returns to {@code sink}; if it throws, runs it
-   * again later. {@code where} and {@code about} name the mapper and the event in the fault.
+   * again later. {@code where} and {@code about} name the mapper and the event in the fault; they
+   * are asked for only then, so a mapping that works costs no text.
    */
-  <R> void deliver(String where, String about, Callable<? extends Collection<R>> mapping, Consumer<R> sink) {
+  <R> void deliver(Supplier<String> where, Supplier<String> about, Callable<? extends Collection<R>> mapping,
+      Consumer<R> sink) {
     attempt(where, about, mapping, sink, FIRST_BACKOFF, false);
   }
 
-  private <R> void attempt(String where, String about, Callable<? extends Collection<R>> mapping, Consumer<R> sink,
-      Duration backoff, boolean retry) {
+  private <R> void attempt(Supplier<String> where, Supplier<String> about, Callable<? extends Collection<R>> mapping,
+      Consumer<R> sink, Duration backoff, boolean retry) {
     Collection<R> requests;
     try {
       requests = mapping.call();
     } catch (Throwable t) {
-      faults.record(controller, where, about, t, retry);
+      faults.record(controller, where.get(), about.get(), t, retry);
       if (!closed) {
         later(where, about, mapping, sink, backoff);
       }
@@ -53,8 +56,8 @@ final class Deliveries {
     requests.forEach(sink);
   }
 
-  private <R> void later(String where, String about, Callable<? extends Collection<R>> mapping, Consumer<R> sink,
-      Duration backoff) {
+  private <R> void later(Supplier<String> where, Supplier<String> about, Callable<? extends Collection<R>> mapping,
+      Consumer<R> sink, Duration backoff) {
     // The wake-up is fixed now, so a manual ticker's jump before the thread waits still counts.
     long wakeAt = ticker.read() + backoff.toNanos();
     Duration next = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
@@ -75,11 +78,6 @@ final class Deliveries {
     if (closed) {
       thread.interrupt();
     }
-  }
-
-  /** Mappings waiting to run again. */
-  int pending() {
-    return retrying.size();
   }
 
   /** Drops every retry still waiting: the controller stopped, and starts afresh from a listing. */

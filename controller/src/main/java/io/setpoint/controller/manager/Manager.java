@@ -476,7 +476,7 @@ public final class Manager implements AutoCloseable {
    * a fault of every controller that caches the type, since each one's view stood still meanwhile.
    */
   private void cacheFailed(Type type, String where, Throwable cause) {
-    LoggerFactory.getLogger(Manager.class).error("the cache of {}: {} failed", Types.format(type), where, cause);
+    // Logged where it happened (the informer, or the cache for a listener): here it is only counted.
     for (Supervised s : controllers.values()) {
       if (s.controller().cachedTypes().contains(type)) {
         faults.tally(s.controller().name(), where, Types.format(type), cause);

@@ -14,6 +14,7 @@ import io.setpoint.controller.Result;
 import io.setpoint.controller.queue.Trigger;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v1.RecordLabel;
+import io.setpoint.demo.v2.Artist;
 import io.setpoint.server.agent.Agent;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -47,8 +48,12 @@ class ControllerCommandsTest {
       }
       return Result.done();
     });
+    // A filter with a bug: it lets each event through, and each is a fault the list shows.
+    Controller picky = Controller.forType(DemoTypes.ARTIST).named("picky").filter(event -> {
+      throw new AssertionError("a filter's bug");
+    }).reconciler((ctx, tools, req) -> Result.done());
     agent = Agent.builder().port(0).acls(false).types(DemoTypes::register)
-        .controllers(manager -> manager.register(labels)).start();
+        .controllers(manager -> manager.register(labels).register(picky)).start();
     address = "127.0.0.1:" + agent.port();
     client = SetpointClient.connect(address);
   }
@@ -87,6 +92,24 @@ class ControllerCommandsTest {
   private static List<String> labelsColumns(CliRun list) {
     return list.out().lines().filter(l -> l.startsWith("labels ")).findFirst()
         .map(l -> List.of(l.trim().split("\\s+"))).orElse(List.of());
+  }
+
+  @Test
+  void listAndTheHttpRouteShowAControllersFaults() throws Exception {
+    client.write(Resource.newBuilder().setId(Ids.of(DemoTypes.ARTIST, Tenancies.of("default", "default"), "odd"))
+        .setData(Any.pack(Artist.newBuilder().setName("Odd").build())).build());
+
+    await().atMost(WAIT).until(() -> CliRun.run("controller", "list", "-address", address).out().lines()
+        .anyMatch(l -> l.startsWith("picky ") && l.contains("filter failed (upsert of demo.v2.Artist/default/default/odd")));
+    CliRun list = CliRun.run("controller", "list", "-address", address);
+    assertThat(list.out()).contains("FAULTS", "LAST FAULT");
+    String picky = list.out().lines().filter(l -> l.startsWith("picky ")).findFirst().orElseThrow();
+    assertThat(picky).contains("AssertionError: a filter's bug");
+    assertThat(labelsColumns(list)).last().isEqualTo("0");
+
+    HttpResponse<String> one = get(HttpClient.newHttpClient(), "/api/controllers/picky");
+    assertThat(one.statusCode()).as(one.body()).isEqualTo(200);
+    assertThat(one.body()).contains("\"faults\":", "\"lastFault\":\"filter failed (upsert of demo.v2.Artist/default/default/odd");
   }
 
   @Test

@@ -9,14 +9,18 @@ import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.demo.DemoTypes;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
@@ -25,8 +29,8 @@ import org.openqa.selenium.WebElement;
 /**
  * The web UI in a real browser against {@code setpoint agent -dev}: what the CLI writes appears
  * live, the ownership graph matches what the server says the resource owns, the controllers page
- * shows reconciles with their triggers and queues a manual one, and with ACLs on a token sees only
- * what it may read.
+ * shows reconciles with their triggers, queues a manual one and shows a plugin controller's faults,
+ * and with ACLs on a token sees only what it may read.
  */
 @EnabledIf(value = "io.setpoint.cli.Browser#installed", disabledReason = Browser.MISSING)
 class WebUiTest {
@@ -97,6 +101,50 @@ class WebUiTest {
         .until(() -> ui.findElement(By.id("reconcile-result")).getText(), "Queued Artist nina for demo-artist."::equals);
     await().atMost(WAIT).ignoreExceptions()
         .until(() -> !ui.findElements(By.cssSelector(row + " [data-trigger=MANUAL]")).isEmpty());
+  }
+
+  /** A plugin controller whose filter has a bug: each Artist event is let through as a fault. */
+  private static final String PICKY_PLUGIN = """
+      package acme.plugin;
+
+      import io.setpoint.controller.Controller;
+      import io.setpoint.controller.Result;
+      import io.setpoint.controller.manager.Manager;
+      import io.setpoint.demo.DemoTypes;
+      import io.setpoint.server.plugin.SetpointPlugin;
+
+      public final class PickyPlugin implements SetpointPlugin {
+        @Override
+        public void controllers(Manager manager) {
+          manager.register(Controller.forType(DemoTypes.ARTIST).named("picky")
+              .filter(event -> { throw new AssertionError("a filter's bug"); })
+              .reconciler((ctx, tools, req) -> Result.done()));
+        }
+      }
+      """;
+
+  @Test
+  void theControllersPageShowsAControllersFaultsAndTheLastOne(@TempDir Path dir) throws Exception {
+    Path plugins = Files.createDirectories(dir.resolve("plugins"));
+    PluginJars.build(dir.resolve("build"), plugins.resolve("picky.jar"), Map.of("acme.plugin.PickyPlugin", PICKY_PLUGIN),
+        List.of("acme.plugin.PickyPlugin"));
+    String address = "127.0.0.1:" + agent.start("agent", "-dev", "-port", "0", "-plugins", plugins.toString());
+    WebDriver ui = browser.open("http://" + address + "/ui/controllers");
+    CliRun applied = CliRun.runWithStdin("""
+        id: {type: demo.v2.Artist, name: odd}
+        data: {name: Odd}
+        """, "resource", "apply", "-f", "-", "-address", address);
+    assertThat(applied.code()).as(applied.toString()).isZero();
+
+    String row = "#controllers tr[data-controller=picky]";
+    await().atMost(WAIT).ignoreExceptions().until(() -> ui.findElement(By.cssSelector(row + " .last-fault")).getText(),
+        text -> text.contains("filter failed (upsert of demo.v2.Artist/default/default/odd"));
+    WebElement faults = ui.findElement(By.cssSelector(row + " .faults"));
+    assertThat(Long.parseLong(faults.getText())).isPositive();
+    assertThat(faults.getAttribute("class")).contains("error");
+    assertThat(ui.findElement(By.cssSelector(row + " .last-fault")).getText()).contains("AssertionError: a filter's bug");
+    assertThat(ui.findElement(By.cssSelector("#controllers tr[data-controller=demo-artist] .faults")).getText()).isEqualTo("0");
+    browser.screenshot("controller-faults");
   }
 
   @Test

@@ -12,8 +12,16 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.MethodDescriptor;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.trace.ReadWriteSpan;
+import io.opentelemetry.sdk.trace.ReadableSpan;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.SpanProcessor;
 import io.setpoint.api.Ids;
+import io.setpoint.api.Leases;
 import io.setpoint.api.Tenancies;
+import io.setpoint.api.Types;
 import io.setpoint.api.controller.v1.ControllerInfo;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
@@ -21,6 +29,8 @@ import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.Controller;
 import io.setpoint.controller.Request;
 import io.setpoint.controller.Result;
+import io.setpoint.controller.loop.LeaseLocker;
+import io.setpoint.controller.loop.Loop;
 import io.setpoint.controller.manager.ControllerState;
 import io.setpoint.controller.manager.LeaseElection;
 import io.setpoint.controller.manager.Manager;
@@ -35,6 +45,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -48,8 +59,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Nothing in the controller runtime dies silently: a user's filter, mapper, source mapper or
- * initializer that throws an {@link Error}, and an informer whose watch fails with one, are
+ * Nothing in the controller runtime dies silently: a user's filter, mapper, source mapper, fairness
+ * function or initializer that throws an {@link Error}, an informer whose watch fails with one, a
+ * worker that dies, and a loop's lease heartbeat that cannot renew, are
  * recorded as faults (counted, kept as the controller's last fault, logged), and the runtime goes
  * on with backoff on the manager's ticker, losing no event. Through a real agent and the real
  * runner; the manual ticker drives every retry.
@@ -191,6 +203,119 @@ class RuntimeFaultsTest {
     ticker.advance(Duration.ofMillis(100));
     await().atMost(WAIT).until(() -> reconciled.contains("sourced:from-outside"));
     assertThat(faultCount("sourced", "source mapper")).isEqualTo(1);
+  }
+
+  @Test
+  void aFairnessFunctionThatThrowsPutsTheKeyInTheSharedGroupAndLosesNoEvent() {
+    Controller unfair = recording(labels("unfair").fairBy(request -> {
+      throw new AssertionError("a fairness function's bug");
+    }), "unfair");
+    Controller plain = recording(labels("plain"), "plain");
+    start(setpoint.client(), unfair, plain);
+    awaitRunning("unfair");
+    awaitRunning("plain");
+
+    label("grouped");
+
+    await().atMost(WAIT).until(() -> reconciled.containsAll(List.of("unfair:grouped", "plain:grouped")));
+    assertThat(state("unfair").lastFault()).hasValueSatisfying(f -> assertThat(f).contains("fairness failed")
+        .contains("grouped").contains("a fairness function's bug"));
+    assertThat(faultCount("unfair", "fairness")).isPositive();
+    assertThat(state("unfair").running()).isTrue();
+    assertThat(state("plain").faults()).isZero();
+  }
+
+  @Test
+  void aControllerWhoseWorkerDiesWhileRunningIsRestartedByItsSupervisorAfterTheBackoff() {
+    // A tracer outside the reconciler's try ends the worker that ends the span: with one worker,
+    // the whole controller, until the supervisor starts it again.
+    AtomicBoolean brokenOnce = new AtomicBoolean(true);
+    SpanProcessor breaking = new SpanProcessor() {
+      @Override
+      public void onStart(Context parent, ReadWriteSpan span) {}
+
+      @Override
+      public boolean isStartRequired() {
+        return false;
+      }
+
+      @Override
+      public void onEnd(ReadableSpan span) {
+        // The reconcile's span, which ends after the reconciler returned (the queue's ends before).
+        if (!span.getName().startsWith("queue ") && brokenOnce.getAndSet(false)) {
+          throw new AssertionError("a span processor's bug");
+        }
+      }
+
+      @Override
+      public boolean isEndRequired() {
+        return true;
+      }
+    };
+    try (OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
+        .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(breaking).build()).build()) {
+      label("first");
+      manager = Manager.builder().client(setpoint.client()).ticker(ticker).meterRegistry(meters).openTelemetry(otel).build();
+      manager.register(recording(labels("traced"), "traced"));
+      manager.start();
+
+      await().atMost(WAIT).until(() -> state("traced").failure().isPresent());
+      assertThat(state("traced").failure()).hasValueSatisfying(f -> assertThat(f).startsWith("failed while running")
+          .contains("a span processor's bug").contains("restarting in 500 ms"));
+      assertThat(manager.stopped()).singleElement().asString().startsWith("traced (failed while running");
+      assertThat(faultCount("traced", "run")).isEqualTo(1);
+      assertThat(reconciled).containsExactly("traced:first");
+      reconciled.clear();
+
+      ticker.advance(Duration.ofMillis(500)); // the supervisor's backoff
+      awaitRunning("traced");
+      assertThat(state("traced").failure()).isEmpty();
+      assertThat(manager.stopped()).isEmpty();
+      label("second");
+      await().atMost(WAIT).until(() -> reconciled.containsAll(List.of("traced:first", "traced:second")));
+    }
+  }
+
+  @Test
+  void aLoopsLeaseHeartbeatThatFailsToRenewIsCountedInTheLoopsFaultMetric() throws Exception {
+    AtomicBoolean failNextWrite = new AtomicBoolean(false);
+    ManagedChannel channel = failingOnce("Write", failNextWrite, new AssertionError("a bug under the renewal"));
+    try (SetpointClient client = SetpointClient.over(channel, "failing")) {
+      Duration lease = Duration.ofSeconds(15);
+      Loop<String, String> loop = Loop.named("leased")
+          .listerWatcher(() -> Set.of("only"))
+          .store(key -> Optional.of(key))
+          .handler((ctx, item) -> {
+            reconciled.add("leased:" + ctx.key());
+            return Result.done();
+          })
+          .locker(LeaseLocker.<String>builder(client, "leased").holder("one").duration(lease).ticker(ticker).build())
+          .build();
+      manager = Manager.builder().client(setpoint.client()).ticker(ticker).meterRegistry(meters).build();
+      manager.register(loop);
+      manager.start();
+      await().atMost(WAIT).until(() -> reconciled.contains("leased:only")); // the heartbeat is written
+
+      failNextWrite.set(true);
+      ticker.advance(lease.dividedBy(3)); // the renewal, whose write throws
+      await().atMost(WAIT).until(() -> faultCount("leased", "lease heartbeat") == 1);
+
+      String before = heartbeatVersion("one");
+      ticker.advance(lease.dividedBy(3)); // the next renewal goes through
+      await().atMost(WAIT).until(() -> !heartbeatVersion("one").equals(before));
+      assertThat(faultCount("leased", "lease heartbeat")).isEqualTo(1);
+    } finally {
+      manager.close();
+      manager = null;
+      channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** The version of {@code holder}'s heartbeat lease (the lease that names no key). */
+  private String heartbeatVersion(String holder) {
+    return setpoint.client().listAll(Types.LEASE, Tenancies.CLUSTER).stream()
+        .filter(r -> Leases.of(r).getHolder().equals(holder) && Leases.of(r).getKey().isEmpty())
+        .map(Resource::getVersion).findFirst().orElseThrow();
   }
 
   @Test

@@ -13,7 +13,9 @@ import io.setpoint.controller.time.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +39,7 @@ final class Heartbeat {
   private Thread renewer; // non-null while started
   private ID id; // with its uid, once written
   private volatile Instant renewedAt = Instant.MIN;
+  private volatile BiConsumer<String, Throwable> faults = (what, cause) -> {};
 
   /** {@code namePrefix} names the heartbeats of the group: each is the prefix and its holder. */
   Heartbeat(SetpointClient client, String group, String holder, String namePrefix, Duration duration, Clock clock,
@@ -48,6 +51,11 @@ final class Heartbeat {
     this.duration = duration;
     this.clock = clock;
     this.ticker = ticker;
+  }
+
+  /** Calls {@code listener} with each failed renewal (after it is logged). */
+  void onFault(BiConsumer<String, Throwable> listener) {
+    this.faults = Objects.requireNonNull(listener, "listener");
   }
 
   /** This instance's heartbeat, written and renewing from the first call on. */
@@ -116,6 +124,7 @@ final class Heartbeat {
       } catch (Throwable e) {
         // Errors too: a renewer that ended would let every lease of this holder expire unseen.
         log.warn("lease holder {} of {} failed to renew its heartbeat", holder, group, e);
+        faults.accept("lease heartbeat", e);
       }
     }
   }

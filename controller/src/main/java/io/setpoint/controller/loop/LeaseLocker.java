@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -135,6 +136,11 @@ public final class LeaseLocker<K> implements Locker<K> {
   }
 
   /** A third of the lease duration: a refused key is tried again soon after its holder expires. */
+  @Override
+  public void onFault(BiConsumer<String, Throwable> listener) {
+    heartbeat.onFault(listener);
+  }
+
   @Override
   public Duration retryDelay() {
     return duration.dividedBy(3);

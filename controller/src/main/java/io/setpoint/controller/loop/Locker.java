@@ -1,6 +1,7 @@
 package io.setpoint.controller.loop;
 
 import java.time.Duration;
+import java.util.function.BiConsumer;
 
 /**
  * Decides which instance of a loop may handle a key, so that no key is handled by two instances at
@@ -36,6 +37,13 @@ public interface Locker<K> extends AutoCloseable {
   default Duration retryDelay() {
     return Duration.ofSeconds(1);
   }
+
+  /**
+   * Calls {@code listener} with what failed and why whenever work the locker does in the background
+   * fails ({@link LeaseLocker}: renewing its heartbeat), so that the loop counts it among its faults.
+   * The loop sets it before it starts; the default locker has no background work.
+   */
+  default void onFault(BiConsumer<String, Throwable> listener) {}
 
   /** Gives up everything this instance holds; called when the loop stops. Does nothing by default. */
   @Override

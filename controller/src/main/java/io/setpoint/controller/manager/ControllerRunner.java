@@ -49,6 +49,7 @@ final class ControllerRunner implements Runner {
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final ReadYourWrites<Request> ownWrites;
   private final Faults faults;
+  private final AtomicBoolean fairnessFailed = new AtomicBoolean();
   private final Deliveries deliveries;
   /** The shard's open slots; null when the controller is not sharded. */
   private final SlotGate shard;
@@ -79,7 +80,7 @@ final class ControllerRunner implements Runner {
     WorkQueue.Builder<Request> queueBuilder = WorkQueue.<Request>builder()
         .ticker(ticker)
         .backoff(controller.backoffBase(), controller.backoffMax())
-        .tenant(controller.fairBy())
+        .tenant(this::fairnessGroup)
         .aging(controller.aging())
         .listener(metrics.queueListener());
     if (controller.rateLimit().isLimited()) {
@@ -270,6 +271,21 @@ final class ControllerRunner implements Runner {
     } catch (Throwable t) {
       faults.record(controller.name(), "priority", describe(event), t, false);
       return Priority.HIGH;
+    }
+  }
+
+  /**
+   * The fairness group of {@code request}; the shared group, as a fault, if the controller's
+   * {@code fairBy} throws. Asked by the queue as it adds a key, on whichever thread adds it (an
+   * informer's, a worker's retry), none of which a user's bug may end.
+   */
+  private String fairnessGroup(Request request) {
+    try {
+      return controller.fairBy().apply(request);
+    } catch (Throwable t) {
+      // Every add asks again: the stack trace once is enough.
+      faults.record(controller.name(), "fairness", Ids.format(request.id()), t, !fairnessFailed.compareAndSet(false, true));
+      return "";
     }
   }
 

@@ -73,6 +73,8 @@ final class LoopEngine<K, T> implements Runner {
 
   @Override
   public void start() {
+    // The locker logs its own failures; here they are only counted.
+    loop.locker().onFault((where, cause) -> faults.tally(loop.name(), where, "in the background", cause));
     lists.add(LIST, Trigger.startup(), Priority.HIGH);
     lister = Thread.ofVirtual().name("setpoint-" + loop.name() + "-lister").start(this::listLoop);
     workers.start(loop.concurrency());

@@ -15,7 +15,11 @@ import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Album;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.testkit.FreePorts;
+import com.google.protobuf.TextFormat;
+import io.setpoint.server.lifecycle.Cascade;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -28,6 +32,8 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -107,6 +113,24 @@ class CascadeCrashTest {
     assertThat(client.listAll(DemoTypes.ARTIST, owner.getTenancy())).isEmpty();
   }
 
+  /** What a member says of the cascade controller and the Raft peers, and the warnings it logged. */
+  private String describe(int port) {
+    StringBuilder out = new StringBuilder("member " + port + ":");
+    try (SetpointClient member = SetpointClient.builder().address("127.0.0.1:" + port).deadline(Duration.ofSeconds(5)).build()) {
+      member.controllers().stream().filter(c -> c.getName().equals(Cascade.NAME))
+          .forEach(c -> out.append("\n  cascade: ").append(TextFormat.shortDebugString(c)));
+      out.append("\n  peers: ").append(TextFormat.shortDebugString(member.raftPeers()));
+    } catch (RuntimeException e) {
+      out.append("\n  unanswered: ").append(e);
+    }
+    try (Stream<String> lines = Files.lines(log(port))) {
+      lines.filter(line -> line.contains("WARN") || line.contains("ERROR")).forEach(line -> out.append("\n  ").append(line));
+    } catch (IOException | UncheckedIOException e) {
+      out.append("\n  no log: ").append(e);
+    }
+    return out.toString();
+  }
+
   private static void kill(Process process) throws InterruptedException {
     process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
   }
@@ -162,6 +186,9 @@ class CascadeCrashTest {
           .mapToObj(i -> "127.0.0.1:" + api[i]).collect(Collectors.joining(","));
       try (SetpointClient client = SetpointClient.builder().address(survivors).deadline(Duration.ofSeconds(20)).build()) {
         awaitCascadeDone(client, owner);
+      } catch (ConditionTimeoutException e) {
+        throw new AssertionError(e.getMessage() + "\n" + IntStream.range(0, 3).filter(i -> i != leader)
+            .mapToObj(i -> describe(api[i])).collect(Collectors.joining("\n")), e);
       }
     } finally {
       for (Process member : members) {

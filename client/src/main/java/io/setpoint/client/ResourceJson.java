@@ -55,6 +55,16 @@ import java.util.stream.Collectors;
 public final class ResourceJson {
   private static final String TYPE_URL_PREFIX = "type.googleapis.com/";
   private static final String AT_TYPE = "@type";
+  /**
+   * Well-known types whose JSON is a single value: inside {@code data} they take one field,
+   * {@code value}, and protobuf's parser ignores any other, so they are checked here.
+   */
+  private static final Set<String> SINGLE_VALUE_TYPES = Set.of(
+      "google.protobuf.StringValue", "google.protobuf.BytesValue", "google.protobuf.BoolValue",
+      "google.protobuf.Int32Value", "google.protobuf.Int64Value", "google.protobuf.UInt32Value",
+      "google.protobuf.UInt64Value", "google.protobuf.FloatValue", "google.protobuf.DoubleValue",
+      "google.protobuf.Timestamp", "google.protobuf.Duration", "google.protobuf.FieldMask",
+      "google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue");
   private static final Gson PRETTY = new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create();
 
   private final Map<Type, TypeInfo> types;
@@ -222,6 +232,14 @@ public final class ResourceJson {
                 + ", whose data is " + info.getDataMessage());
       }
       return data;
+    }
+    if (SINGLE_VALUE_TYPES.contains(info.getDataMessage())) {
+      for (String field : data.keySet()) {
+        if (!field.equals("value")) {
+          throw new IllegalArgumentException("data." + field + ": unknown field; the data of "
+              + Types.format(info.getType()) + " is a " + info.getDataMessage() + ", whose one field is value");
+        }
+      }
     }
     JsonObject typed = new JsonObject();
     typed.addProperty(AT_TYPE, TYPE_URL_PREFIX + info.getDataMessage());

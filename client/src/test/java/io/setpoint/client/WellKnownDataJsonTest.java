@@ -13,7 +13,7 @@ import io.setpoint.api.v1.TypeInfo;
 import org.junit.jupiter.api.Test;
 
 /** Documents of a type whose data is a well-known type with a one-value JSON form. */
-class ResourceJsonTest {
+class WellKnownDataJsonTest {
   private static final Type ITEM = Types.of("tour", "v1", "Item");
   private static final ResourceJson JSON = ResourceJson.of(ListTypesResponse.newBuilder()
       .addTypes(TypeInfo.newBuilder().setType(ITEM).setDataMessage("google.protobuf.StringValue"))

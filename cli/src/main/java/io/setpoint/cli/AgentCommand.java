@@ -8,7 +8,7 @@ import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import io.setpoint.demo.DemoControllers;
 import io.setpoint.demo.DemoTypes;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import io.setpoint.storage.engine.Limits;
 import io.setpoint.storage.raft.RaftConfig;
 import java.io.UncheckedIOException;
@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 
 /** {@code setpoint agent}: runs a server until interrupted. */

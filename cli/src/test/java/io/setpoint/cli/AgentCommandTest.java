@@ -15,7 +15,7 @@ import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Artist;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import io.setpoint.storage.raft.RaftBackend;
 import io.setpoint.storage.raft.RaftConfig;
 import io.setpoint.storage.raft.RaftTuning;

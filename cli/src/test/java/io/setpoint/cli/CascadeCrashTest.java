@@ -4,26 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.Any;
+import com.google.protobuf.TextFormat;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Tenancies;
+import io.setpoint.api.operator.v1.Peer;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
-import io.setpoint.api.operator.v1.Peer;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Album;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.testkit.FreePorts;
-import com.google.protobuf.TextFormat;
-import io.setpoint.server.lifecycle.Cascade;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,6 +49,8 @@ class CascadeCrashTest {
   private static final String JAVA_HOME = System.getProperty("java.home");
   private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static final int CHILDREN = 1000;
+  /** The agent's cascade controller, as the controller list names it. */
+  private static final String CASCADE = "setpoint-cascade";
 
   @TempDir Path dir;
 
@@ -117,7 +118,7 @@ class CascadeCrashTest {
   private String describe(int port) {
     StringBuilder out = new StringBuilder("member " + port + ":");
     try (SetpointClient member = SetpointClient.builder().address("127.0.0.1:" + port).deadline(Duration.ofSeconds(5)).build()) {
-      member.controllers().stream().filter(c -> c.getName().equals(Cascade.NAME))
+      member.controllers().stream().filter(c -> c.getName().equals(CASCADE))
           .forEach(c -> out.append("\n  cascade: ").append(TextFormat.shortDebugString(c)));
       out.append("\n  peers: ").append(TextFormat.shortDebugString(member.raftPeers()));
     } catch (RuntimeException e) {

@@ -6,7 +6,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

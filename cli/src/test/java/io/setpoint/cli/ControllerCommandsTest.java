@@ -15,7 +15,7 @@ import io.setpoint.controller.queue.Trigger;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v1.RecordLabel;
 import io.setpoint.demo.v2.Artist;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

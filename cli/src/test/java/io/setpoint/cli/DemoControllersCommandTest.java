@@ -15,7 +15,7 @@ import io.setpoint.client.SetpointClient;
 import io.setpoint.demo.ArtistController;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Artist;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

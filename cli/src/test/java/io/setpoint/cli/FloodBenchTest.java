@@ -3,7 +3,7 @@ package io.setpoint.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.setpoint.demo.DemoTypes;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import io.setpoint.storage.engine.Limits;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

@@ -51,7 +51,7 @@ class LogFormatTest {
     }
     LoggerContext quiet = new LoggerContext();
     LogConfigurator.apply(quiet, "WARN");
-    assertThat(quiet.getLogger("io.setpoint.server.agent.Agent").getEffectiveLevel()).isEqualTo(Level.WARN);
+    assertThat(quiet.getLogger("io.setpoint.server.Agent").getEffectiveLevel()).isEqualTo(Level.WARN);
   }
 
   /** The JDK's own logging (System.Logger, as its HTTP client uses) is written to the same log. */

@@ -9,7 +9,7 @@ import io.setpoint.api.core.v1.TypeDefinition;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Type;
 import io.setpoint.client.SetpointClient;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package com.example.garden;
 
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 
 /**
  * A Setpoint agent embedded in this application: it serves the garden types (besides Setpoint's

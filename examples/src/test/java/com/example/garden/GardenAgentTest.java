@@ -9,7 +9,7 @@ import io.setpoint.api.Conditions;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import io.setpoint.testing.TestResource;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

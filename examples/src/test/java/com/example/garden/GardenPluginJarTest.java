@@ -7,7 +7,7 @@ import com.example.garden.v1.Plant;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.resource.Hooks;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import io.setpoint.testing.TestResource;
 import java.io.IOException;
 import java.nio.file.Files;

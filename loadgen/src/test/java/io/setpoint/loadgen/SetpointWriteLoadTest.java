@@ -8,7 +8,7 @@ import io.grpc.StatusRuntimeException;
 import io.setpoint.api.Ids;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.demo.DemoTypes;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;

@@ -9,7 +9,7 @@ import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.Controller;
 import io.setpoint.controller.Request;
 import io.setpoint.controller.Result;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

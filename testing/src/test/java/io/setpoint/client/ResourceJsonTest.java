@@ -15,7 +15,7 @@ import io.setpoint.demo.v2.Album;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.demo.v2.Genre;
 import io.setpoint.demo.v2.Track;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

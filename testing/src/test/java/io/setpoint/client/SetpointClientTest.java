@@ -25,7 +25,7 @@ import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Album;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.demo.v2.Genre;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;

@@ -14,7 +14,7 @@ import io.setpoint.controller.Placement;
 import io.setpoint.controller.Result;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v1.RecordLabel;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import io.setpoint.storage.raft.RaftConfig;
 import io.setpoint.testkit.FreePorts;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package io.setpoint.cli.bench;
 
 import io.setpoint.demo.DemoTypes;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import io.setpoint.storage.memory.MemoryBackend;
 import java.io.PrintWriter;
 import java.time.Duration;

@@ -15,7 +15,7 @@ import io.setpoint.client.SetpointException;
 import io.setpoint.demo.ArtistController;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Artist;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;

@@ -19,7 +19,7 @@ import io.setpoint.loadgen.Latencies;
 import io.setpoint.loadgen.LocalCluster;
 import io.setpoint.loadgen.Result;
 import io.setpoint.loadgen.SetpointTarget;
-import io.setpoint.server.acl.AclTypes;
+import io.setpoint.server.AclTypes;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;

@@ -3,7 +3,7 @@ package io.setpoint.cli.bench;
 import io.setpoint.cli.DurationConverter;
 import io.setpoint.cli.ElectionOptions;
 import io.setpoint.demo.DemoTypes;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import io.setpoint.storage.memory.MemoryBackend;
 import java.io.IOException;
 import java.io.PrintWriter;

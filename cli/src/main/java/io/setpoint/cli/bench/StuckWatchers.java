@@ -10,8 +10,8 @@ import io.setpoint.api.Tenancies;
 import io.setpoint.api.v1.ResourceServiceGrpc;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.api.v1.WatchListRequest;
+import io.setpoint.client.SetpointClient;
 import io.setpoint.demo.DemoTypes;
-import io.setpoint.server.acl.AccessControl;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -97,7 +97,7 @@ final class StuckWatchers implements AutoCloseable {
     AtomicLong events = new AtomicLong();
     CompletableFuture<Status> ended = new CompletableFuture<>();
     Metadata headers = new Metadata();
-    headers.put(Metadata.Key.of(AccessControl.TOKEN_METADATA, Metadata.ASCII_STRING_MARSHALLER), secret);
+    headers.put(Metadata.Key.of(SetpointClient.TOKEN_HEADER, Metadata.ASCII_STRING_MARSHALLER), secret);
     call.start(new ClientCall.Listener<>() {
       @Override
       public void onMessage(WatchEvent event) {

@@ -25,7 +25,7 @@ import io.setpoint.cli.bench.garden.PlantOuterClass;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.resource.Hooks;
 import io.setpoint.resource.Registration;
-import io.setpoint.server.agent.Agent;
+import io.setpoint.server.Agent;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;

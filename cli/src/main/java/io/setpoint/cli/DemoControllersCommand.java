@@ -1,8 +1,8 @@
 package io.setpoint.cli;
 
 import io.setpoint.client.SetpointClient;
-import io.setpoint.controller.manager.LeaseElection;
-import io.setpoint.controller.manager.Manager;
+import io.setpoint.controller.LeaseElection;
+import io.setpoint.controller.Manager;
 import io.setpoint.demo.DemoControllers;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;

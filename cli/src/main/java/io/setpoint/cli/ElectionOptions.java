@@ -1,7 +1,7 @@
 package io.setpoint.cli;
 
-import io.setpoint.controller.manager.LeaseElection;
-import io.setpoint.controller.manager.Sharding;
+import io.setpoint.controller.LeaseElection;
+import io.setpoint.controller.Sharding;
 import java.time.Duration;
 import java.util.List;
 import picocli.CommandLine.Option;

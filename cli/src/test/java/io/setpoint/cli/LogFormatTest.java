@@ -28,7 +28,7 @@ class LogFormatTest {
     var console = (ConsoleAppender<ILoggingEvent>) root.getAppender("CONSOLE");
     assertThat(console.getTarget()).isEqualTo("System.err");
     Layout<ILoggingEvent> layout = ((PatternLayoutEncoder) console.getEncoder()).getLayout();
-    Logger logger = context.getLogger("io.setpoint.controller.manager.Workers");
+    Logger logger = context.getLogger("io.setpoint.controller.Workers");
 
     assertThat(line(layout, logger, Level.INFO, "plain", Map.of())).endsWith("[INFO ] Workers: plain");
     assertThat(line(layout, logger, Level.WARN, "reconcile failed",

@@ -31,7 +31,7 @@ final class PluginJars {
       import io.setpoint.api.v1.Type;
       import io.setpoint.controller.Controller;
       import io.setpoint.controller.Result;
-      import io.setpoint.controller.manager.Manager;
+      import io.setpoint.controller.Manager;
       import io.setpoint.resource.Hooks;
       import io.setpoint.resource.Registration;
       import io.setpoint.resource.Registry;

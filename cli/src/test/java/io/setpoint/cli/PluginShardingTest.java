@@ -51,8 +51,8 @@ class PluginShardingTest {
       import io.setpoint.controller.Controller;
       import io.setpoint.controller.Placement;
       import io.setpoint.controller.Result;
-      import io.setpoint.controller.manager.Manager;
-      import io.setpoint.controller.manager.Sharding;
+      import io.setpoint.controller.Manager;
+      import io.setpoint.controller.Sharding;
       import io.setpoint.resource.Registration;
       import io.setpoint.resource.Registry;
       import io.setpoint.server.plugin.SetpointPlugin;

@@ -109,7 +109,7 @@ class WebUiTest {
 
       import io.setpoint.controller.Controller;
       import io.setpoint.controller.Result;
-      import io.setpoint.controller.manager.Manager;
+      import io.setpoint.controller.Manager;
       import io.setpoint.demo.DemoTypes;
       import io.setpoint.server.plugin.SetpointPlugin;
 

@@ -3,16 +3,14 @@ package io.setpoint.controller;
 import com.google.protobuf.Message;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.Type;
+import io.setpoint.controller.ControllerSpec.SourceBinding;
+import io.setpoint.controller.ControllerSpec.TypeIndex;
+import io.setpoint.controller.ControllerSpec.WatchedType;
 import io.setpoint.controller.cache.Index;
 import io.setpoint.controller.cache.Query;
-import io.setpoint.controller.mapper.DependencyMapper;
+import io.setpoint.controller.cache.ResourceEvent;
 import io.setpoint.controller.predicate.Predicates;
 import io.setpoint.controller.queue.Priority;
-import io.setpoint.controller.cache.ResourceEvent;
-import io.setpoint.controller.internal.ControllerSpec;
-import io.setpoint.controller.internal.ControllerSpec.SourceBinding;
-import io.setpoint.controller.internal.ControllerSpec.TypeIndex;
-import io.setpoint.controller.internal.ControllerSpec.WatchedType;
 import io.setpoint.controller.source.Source;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,7 +24,7 @@ import java.util.function.Predicate;
 /**
  * A controller: the type it manages, what else it watches and how changes there map to its
  * requests, and the reconciler that does the work. Immutable; run it with a {@link
- * io.setpoint.controller.manager.Manager}.
+ * io.setpoint.controller.Manager}.
  *
  * <pre>{@code
  * Controller artists = Controller.forType(ARTIST)
@@ -37,14 +35,15 @@ import java.util.function.Predicate;
  * }</pre>
  */
 public final class Controller {
-  static {
-    ControllerSpec.reader(c -> c.spec);
-  }
-
   private final ControllerSpec spec;
 
   private Controller(ControllerSpec spec) {
     this.spec = spec;
+  }
+
+  /** Everything it was built with, for the manager that runs it. */
+  ControllerSpec spec() {
+    return spec;
   }
 
   /** The controller's name in logs, metrics and the manager's registry. */

@@ -1,6 +1,6 @@
 package io.setpoint.demo;
 
-import io.setpoint.controller.manager.Manager;
+import io.setpoint.controller.Manager;
 
 /** The controllers of {@code agent -dev}. */
 public final class DemoControllers {

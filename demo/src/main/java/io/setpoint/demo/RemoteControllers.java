@@ -1,7 +1,7 @@
 package io.setpoint.demo;
 
 import io.setpoint.client.SetpointClient;
-import io.setpoint.controller.manager.Manager;
+import io.setpoint.controller.Manager;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 

@@ -1,6 +1,6 @@
 package com.example.garden;
 
-import io.setpoint.controller.manager.Manager;
+import io.setpoint.controller.Manager;
 import io.setpoint.resource.Registry;
 import io.setpoint.server.plugin.SetpointPlugin;
 

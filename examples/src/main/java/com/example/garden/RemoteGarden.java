@@ -1,8 +1,8 @@
 package com.example.garden;
 
 import io.setpoint.client.SetpointClient;
-import io.setpoint.controller.manager.LeaseElection;
-import io.setpoint.controller.manager.Manager;
+import io.setpoint.controller.LeaseElection;
+import io.setpoint.controller.Manager;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 

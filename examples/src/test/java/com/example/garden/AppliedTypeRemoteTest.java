@@ -14,7 +14,7 @@ import io.setpoint.api.Types;
 import io.setpoint.api.core.v1.TypeDefinition;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
-import io.setpoint.controller.manager.Manager;
+import io.setpoint.controller.Manager;
 import io.setpoint.testing.SetpointExtension;
 import io.setpoint.testing.TestResource;
 import java.util.LinkedHashMap;

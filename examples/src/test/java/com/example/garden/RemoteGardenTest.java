@@ -6,7 +6,7 @@ import com.example.garden.v1.Plant;
 import io.setpoint.api.Conditions;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
-import io.setpoint.controller.manager.Manager;
+import io.setpoint.controller.Manager;
 import io.setpoint.testing.SetpointExtension;
 import io.setpoint.testing.TestResource;
 import org.junit.jupiter.api.Test;

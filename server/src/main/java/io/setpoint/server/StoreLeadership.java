@@ -1,6 +1,6 @@
 package io.setpoint.server;
 
-import io.setpoint.controller.manager.Leadership;
+import io.setpoint.controller.Leadership;
 import io.setpoint.storage.Replication;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;

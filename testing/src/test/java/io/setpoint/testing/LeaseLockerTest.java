@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.setpoint.client.SetpointClient;
+import io.setpoint.controller.LoopRunner;
 import io.setpoint.controller.Result;
 import io.setpoint.controller.loop.LeaseLocker;
 import io.setpoint.controller.loop.Loop;
-import io.setpoint.controller.manager.LoopRunner;
 import io.setpoint.controller.time.ManualClock;
 import io.setpoint.controller.time.ManualTicker;
 import java.time.Duration;

@@ -14,9 +14,9 @@ import io.setpoint.api.Types;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Type;
 import io.setpoint.controller.Controller;
+import io.setpoint.controller.ControllerState;
+import io.setpoint.controller.Manager;
 import io.setpoint.controller.Result;
-import io.setpoint.controller.manager.ControllerState;
-import io.setpoint.controller.manager.Manager;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v1.RecordLabel;
 import java.time.Duration;
@@ -40,7 +40,7 @@ class RemoteUnknownTypeTest {
   @RegisterExtension
   final SetpointExtension setpoint = SetpointExtension.builder().agent(agent -> agent.types(DemoTypes::register)).build();
 
-  private final Logger supervisorLog = (Logger) LoggerFactory.getLogger("io.setpoint.controller.manager.Supervisor");
+  private final Logger supervisorLog = (Logger) LoggerFactory.getLogger("io.setpoint.controller.Supervisor");
   private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
 
   @BeforeEach

@@ -1,7 +1,7 @@
 package io.setpoint.cli.bench;
 
 import io.setpoint.client.SetpointClient;
-import io.setpoint.controller.manager.Manager;
+import io.setpoint.controller.Manager;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.server.Agent;
 import io.setpoint.storage.memory.MemoryBackend;

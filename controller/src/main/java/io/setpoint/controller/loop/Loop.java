@@ -7,8 +7,8 @@ import java.util.Objects;
 /**
  * A generic control loop over objects that are not Setpoint resources (repositories, secrets, rows,
  * files): gontroller's model on the engine that runs resource controllers. Immutable; run it with
- * {@link io.setpoint.controller.manager.LoopRunner} in a plain JVM, or register it with a {@link
- * io.setpoint.controller.manager.Manager} to run it beside the controllers of an agent.
+ * {@link io.setpoint.controller.LoopRunner} in a plain JVM, or register it with a {@link
+ * io.setpoint.controller.Manager} to run it beside the controllers of an agent.
  *
  * <pre>{@code
  * Loop<String, Item> loop = Loop.named("inventory")

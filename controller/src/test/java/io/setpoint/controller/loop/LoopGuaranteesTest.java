@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.setpoint.controller.LoopRunner;
 import io.setpoint.controller.Result;
-import io.setpoint.controller.manager.LoopRunner;
 import io.setpoint.controller.queue.Trigger;
 import io.setpoint.controller.time.ManualTicker;
 import java.time.Duration;

@@ -1,11 +1,11 @@
 package io.setpoint.demo.loops;
 
+import io.setpoint.controller.LoopRunner;
 import io.setpoint.controller.Result;
 import io.setpoint.controller.loop.Handler;
 import io.setpoint.controller.loop.ListerWatcher;
 import io.setpoint.controller.loop.Loop;
 import io.setpoint.controller.loop.Store;
-import io.setpoint.controller.manager.LoopRunner;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package io.setpoint.demo.loops;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.setpoint.controller.manager.LoopRunner;
+import io.setpoint.controller.LoopRunner;
 import io.setpoint.controller.time.ManualTicker;
 import java.io.IOException;
 import java.nio.file.Files;

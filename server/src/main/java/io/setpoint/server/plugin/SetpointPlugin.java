@@ -1,6 +1,6 @@
 package io.setpoint.server.plugin;
 
-import io.setpoint.controller.manager.Manager;
+import io.setpoint.controller.Manager;
 import io.setpoint.resource.Registry;
 
 /**

@@ -1,0 +1,99 @@
+package io.setpoint.controller;
+
+import io.setpoint.api.Ids;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.Type;
+import io.setpoint.controller.cache.Keys;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/** The dependency mappers controllers need most, after Consul's and controller-tools's. */
+public final class Mappers {
+  private Mappers() {}
+
+  /** The resource's owner, whatever its type. */
+  public static DependencyMapper owner() {
+    return (tools, resource) ->
+        resource.hasOwner() ? List.of(Request.of(resource.getOwner())) : List.of();
+  }
+
+  /** The resource's owner when it is of {@code type} (group, version and kind). */
+  public static DependencyMapper ownerOfType(Type type) {
+    return (tools, resource) ->
+        resource.hasOwner() && resource.getOwner().getType().equals(type)
+            ? List.of(Request.of(resource.getOwner()))
+            : List.of();
+  }
+
+  /** The resource of {@code type} with the same tenancy and name (name-aligned types). */
+  public static DependencyMapper replaceType(Type type) {
+    return (tools, resource) -> List.of(Request.of(
+        Ids.of(type, resource.getId().getTenancy(), resource.getId().getName())));
+  }
+
+  /** The one resource of {@code type} whose index {@code index} holds the changed resource's key. */
+  public static DependencyMapper cacheGet(Type type, String index) {
+    return (tools, resource) -> tools.cache()
+        .getByIndex(type, index, Keys.of(resource.getId()))
+        .map(found -> List.of(Request.of(found.getId())))
+        .orElse(List.of());
+  }
+
+  /** Every resource of {@code type} whose index {@code index} holds the changed resource's key. */
+  public static DependencyMapper cacheList(Type type, String index) {
+    return (tools, resource) ->
+        requests(tools.cache().listByIndex(type, index, Keys.of(resource.getId())));
+  }
+
+  /**
+   * Every resource of {@code type} whose index {@code index} holds a key computed from the changed
+   * resource (rather than the changed resource's own key).
+   */
+  public static DependencyMapper cacheList(Type type, String index, Function<Resource, String> key) {
+    return (tools, resource) -> {
+      String k = key.apply(resource);
+      return k == null ? List.of() : requests(tools.cache().listByIndex(type, index, k));
+    };
+  }
+
+  /**
+   * Every resource of {@code type} whose index {@code index} holds the changed resource's key or
+   * one of its {@code /}-separated ancestors.
+   */
+  public static DependencyMapper cacheParents(Type type, String index) {
+    return (tools, resource) ->
+        requests(tools.cache().parents(type, index, Keys.of(resource.getId())));
+  }
+
+  /**
+   * Every cached resource of {@code type} whose selector (computed from it by {@code selector})
+   * selects the changed resource, like a service selecting its workloads.
+   */
+  public static DependencyMapper selector(Type type, Function<Resource, Predicate<Resource>> selector) {
+    return (tools, resource) -> {
+      List<Request> out = new ArrayList<>();
+      for (Resource candidate : tools.cache().list(type)) {
+        if (selector.apply(candidate).test(resource)) {
+          out.add(Request.of(candidate.getId()));
+        }
+      }
+      return out;
+    };
+  }
+
+  /** The requests of every mapper, without duplicates. */
+  public static DependencyMapper multi(DependencyMapper... mappers) {
+    return Arrays.stream(mappers).reduce((tools, resource) -> List.of(), DependencyMapper::and);
+  }
+
+  private static List<Request> requests(List<Resource> resources) {
+    List<Request> out = new ArrayList<>(resources.size());
+    for (Resource r : resources) {
+      out.add(Request.of(r.getId()));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * The controller runtime: reconciliation loops over Setpoint resources. A map, the way a newcomer
+ * reads it:
+ *
+ * <ul>
+ *   <li><b>What you write.</b> A {@link io.setpoint.controller.Controller} (built with {@code
+ *       Controller.forType(TYPE)}): the managed type, what else it watches and how those changes
+ *       map to its requests ({@link io.setpoint.controller.Mappers}, {@link
+ *       io.setpoint.controller.DependencyMapper}), filters, indexes, its placement, concurrency
+ *       and retry policy, and its {@link io.setpoint.controller.Reconciler} or {@link
+ *       io.setpoint.controller.TypedReconciler} (with a {@link io.setpoint.controller.Cleaner} for
+ *       finalization). A reconcile gets a {@link io.setpoint.controller.Request}, a {@link
+ *       io.setpoint.controller.ReconcileContext} and {@link io.setpoint.controller.Tools} (client,
+ *       cache, events, clock), and returns a {@link io.setpoint.controller.Result}.
+ *   <li><b>What runs it.</b> The {@link io.setpoint.controller.Manager}: one shared cache, one
+ *       {@code Supervisor} per controller, which restarts a {@code ControllerRunner} that fails.
+ *       The runner feeds the controller's work queue ({@code Deliveries}: events through mappers)
+ *       and {@code Workers} run the reconciles ({@code WorkContext}, {@code ReadYourWrites},
+ *       {@code ReconcileTracing}, {@code ControllerMetrics}, {@code ReconcileHistory}). {@code
+ *       Faults} counts what failed outside a reconcile. All of it is package-private.
+ *   <li><b>Where it runs.</b> SINGLETON controllers follow a {@link
+ *       io.setpoint.controller.Leadership} ({@link io.setpoint.controller.LeaseElection} between
+ *       processes); SHARDED ones split their keys in a {@link io.setpoint.controller.Sharding}
+ *       group ({@code ShardRing}, {@code SlotGate}).
+ *   <li><b>Around it.</b> {@code queue}: the work queue (deduplication, backoff, priorities,
+ *       fairness). {@code cache}: the shared informer cache and its indexes. {@code loop}: generic
+ *       loops over objects that are not resources, run by a {@link
+ *       io.setpoint.controller.LoopRunner} or a manager. {@code predicate} and {@code source}:
+ *       event filters and custom event sources. {@code time}: the injectable ticker and clock.
+ * </ul>
+ */
+package io.setpoint.controller;

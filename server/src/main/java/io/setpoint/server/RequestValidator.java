@@ -41,6 +41,12 @@ final class RequestValidator {
     this.registry = registry;
   }
 
+  /** The registration of the type of {@code id}, which this validator has checked. */
+  Registration<?> registration(ID id) {
+    // Validated ids always resolve.
+    return registry.resolve(id.getType()).orElseThrow();
+  }
+
   /** The registration of {@code type}, after checking its parts and that it is registered. */
   Registration<?> type(String path, boolean present, Type type) {
     if (!present) {

@@ -9,12 +9,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.MessageOrBuilder;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
 import java.io.UncheckedIOException;
 
-/** The gateway's one Jackson mapper: strict when reading, compact when writing. */
+/** The gateway's one Jackson mapper, strict when reading, compact when writing; and its JSON answers. */
 final class Json {
   /**
    * Rejects duplicate keys and trailing content, and keeps numbers exactly as written (the
@@ -40,6 +41,11 @@ final class Json {
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException("a JSON tree always serializes", e);
     }
+  }
+
+  /** {@code message} in {@code json}'s mapping as a {@code 200 OK} response. */
+  static HttpResponse ok(ProtoJson json, MessageOrBuilder message) {
+    return response(HttpStatus.OK, json.print(message));
   }
 
   /** {@code node} as an {@code application/json} response, ending with a newline. */

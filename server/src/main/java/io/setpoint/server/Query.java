@@ -3,6 +3,9 @@ package io.setpoint.server;
 import com.linecorp.armeria.common.QueryParams;
 import io.setpoint.api.Echo;
 import io.setpoint.api.v1.HashRange;
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Tenancy;
+import io.setpoint.api.v1.Type;
 import io.setpoint.resource.ValidationException;
 import io.setpoint.resource.Violations;
 import java.util.ArrayList;
@@ -33,6 +36,16 @@ final class Query {
     }
     v.throwIfAny();
     return new Query(params);
+  }
+
+  /** The id of {@code name}, a {@code type}, in the tenancy and with the uid the parameters give. */
+  ID id(Type type, String name) {
+    return ID.newBuilder().setType(type).setName(name).setTenancy(tenancy()).setUid(string("uid")).build();
+  }
+
+  /** The tenancy of {@code partition} and {@code namespace}, each empty when absent. */
+  Tenancy tenancy() {
+    return Tenancy.newBuilder().setPartition(string("partition")).setNamespace(string("namespace")).build();
   }
 
   boolean has(String name) {

@@ -1,16 +1,28 @@
 /**
  * The Setpoint agent: {@link io.setpoint.server.Agent} starts a store, its gRPC and HTTP/JSON API,
  * access control and the controllers it runs. The agent's builder and its value types are the
- * public API; everything else here is package-private, wired by {@code Agent}. A map, by file name:
+ * public API; everything else here is package-private, wired by {@code AgentStartup}. A map, by
+ * file name:
  *
  * <ul>
- *   <li><b>Resource service</b> (gRPC): {@code ResourceGrpcService} over {@code ResourceHandler}
- *       (reads, writes with their CAS loop, status, lists, deletes and finalizers), checked by
- *       {@code RequestValidator}, {@code Preconditions} and {@code Rules}; watches through {@code
- *       WatchStreamer}, {@code FilteredWatch} and {@code WatchLimiter}; errors mapped by {@code
- *       Errors} and {@code GrpcFailures}.
- *   <li><b>HTTP/JSON gateway</b>: {@code HttpGateway}, with {@code ProtoJson}, {@code Json}, {@code
- *       JsonErrors}, {@code SseWatch} and {@code ApiDocuments} (OpenAPI).
+ *   <li><b>Agent</b>: {@code Agent} and its builder's options; {@code AgentStartup} wires the
+ *       parts, {@code StoreOpener} opens the store (in memory, or a Raft member joining its
+ *       cluster), {@code ApiServer} is the port (gRPC, gateway, web UI, connection limits, pipeline
+ *       tuning, graceful stop), {@code HealthEndpoints} serves {@code /metrics}, {@code /healthz},
+ *       {@code /livez} and {@code /readyz}, {@code InProcessApi} carries the agent's own
+ *       controllers, and {@code AgentShutdown} is the stop sequence.
+ *   <li><b>Resource service</b> (gRPC): {@code ResourceGrpcService} over {@code ResourceHandler},
+ *       a facade over the jobs: {@code ResourceReads} (Read, List, ListByOwner, WatchList), {@code
+ *       Admission} (mutate, validate, authorize), {@code WriteLoop} (writes with their CAS loop),
+ *       planned by {@code WritePlanner} (a pure function), {@code StatusWrites}, {@code Deletions}
+ *       (deletes and finalizers), {@code ReadsForWrite}, and {@code Disclosure} (what a caller may
+ *       see of stored resources). Checked by {@code RequestValidator}, {@code Preconditions} and
+ *       {@code Rules}; watches through {@code WatchStreamer}, {@code FilteredWatch} and {@code
+ *       WatchLimiter}; errors mapped by {@code Errors} and {@code GrpcFailures}.
+ *   <li><b>HTTP/JSON gateway</b>: {@code HttpGateway} picks the route, {@code HttpResourceRoutes}
+ *       and {@code HttpControllerRoutes} answer it, reading the request with {@code HttpRequests}
+ *       and {@code Query}; with {@code ProtoJson}, {@code Json}, {@code JsonErrors}, {@code
+ *       SseWatch} and {@code ApiDocuments} (OpenAPI).
  *   <li><b>Access control</b>: {@code AccessControl}, {@code CallerAuthorizer}, {@code
  *       CallerResolver}, {@code Grants}, {@code Secrets}, {@code AclGrpcService}; the ACL types in
  *       {@link io.setpoint.server.AclTypes}.

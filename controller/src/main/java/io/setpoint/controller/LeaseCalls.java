@@ -1,7 +1,9 @@
 package io.setpoint.controller;
 
+import com.google.protobuf.Any;
 import io.setpoint.api.core.v1.Lease;
 import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.ListRequest;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
@@ -9,7 +11,7 @@ import io.setpoint.controller.time.Ticker;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HexFormat;
-import java.util.Objects;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -17,11 +19,16 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
-/** What the lease election and the shard group share: timed server calls and lease rules. */
+/**
+ * The lease service as the lease election and the shard group call it: each call bounded by a
+ * deadline on the ticker, so that a slow server cannot hold a renew past its renew deadline.
+ */
 final class LeaseCalls {
+  private final SetpointClient client;
   private final Ticker ticker;
 
-  LeaseCalls(Ticker ticker) {
+  LeaseCalls(SetpointClient client, Ticker ticker) {
+    this.client = client;
     this.ticker = ticker;
   }
 
@@ -30,7 +37,7 @@ final class LeaseCalls {
    * wait), then cancels it: a renew must not outlast the renew deadline just because the server is
    * slow to answer.
    */
-  <T> T call(CompletableFuture<T> call, long deadline) throws InterruptedException {
+  private <T> T call(CompletableFuture<T> call, long deadline) throws InterruptedException {
     Semaphore wake = new Semaphore(0);
     call.whenComplete((result, failure) -> wake.release());
     try (Ticker.Registration ignored = ticker.onAdvance(wake::release)) {
@@ -78,7 +85,7 @@ final class LeaseCalls {
   }
 
   /** The lease {@code id}, read linearizably, or empty when there is none. */
-  Optional<Resource> find(SetpointClient client, ID id, long deadline) throws InterruptedException {
+  Optional<Resource> find(ID id, long deadline) throws InterruptedException {
     try {
       return Optional.of(call(client.async().readConsistent(id), deadline));
     } catch (SetpointException e) {
@@ -89,23 +96,32 @@ final class LeaseCalls {
     }
   }
 
-  /** Checks that lease timings nest: retry period, then renew deadline, then lease duration. */
-  static void checkTimings(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
-    if (renewDeadline.compareTo(leaseDuration) >= 0) {
-      throw new IllegalArgumentException(
-          "renewDeadline " + renewDeadline + " must be shorter than leaseDuration " + leaseDuration);
-    }
-    if (retryPeriod.compareTo(renewDeadline) >= 0) {
-      throw new IllegalArgumentException(
-          "retryPeriod " + retryPeriod + " must be shorter than renewDeadline " + renewDeadline);
-    }
+  /** Creates the lease {@code id} holding {@code lease}; {@code ALREADY_EXISTS} when there is one. */
+  Resource create(ID id, Lease lease, long deadline) throws InterruptedException {
+    return call(client.async().create(Resource.newBuilder().setId(id).setData(Any.pack(lease)).build()), deadline);
   }
 
-  static Duration positive(String what, Duration d) {
-    if (Objects.requireNonNull(d, what).isNegative() || d.isZero()) {
-      throw new IllegalArgumentException(what + " must be positive, got " + d);
-    }
-    return d;
+  /**
+   * Writes {@code lease} over {@code stored}, a compare-and-swap on its version: {@code ABORTED}
+   * when it changed since.
+   */
+  Resource write(Resource stored, Lease lease, long deadline) throws InterruptedException {
+    return call(client.async().write(stored.toBuilder().setData(Any.pack(lease)).build()), deadline);
+  }
+
+  /** Deletes {@code stored} if it is still at its version. */
+  void delete(Resource stored, long deadline) throws InterruptedException {
+    call(client.async().delete(stored.getId(), stored.getVersion()), deadline);
+  }
+
+  /** Every resource {@code request} lists. */
+  List<Resource> list(ListRequest request, long deadline) throws InterruptedException {
+    return call(client.async().listAll(request), deadline);
+  }
+
+  /** {@code lease} released: it expires when it was renewed, so it is free at once. */
+  static Lease released(Lease lease) {
+    return lease.toBuilder().setExpiresAt(lease.getRenewedAt()).build();
   }
 
   /**

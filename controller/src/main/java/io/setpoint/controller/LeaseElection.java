@@ -1,20 +1,16 @@
 package io.setpoint.controller;
 
-import com.google.protobuf.Any;
-import io.grpc.Status.Code;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Leases;
 import io.setpoint.api.Types;
 import io.setpoint.api.core.v1.Lease;
 import io.setpoint.api.v1.Fence;
-import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import io.setpoint.controller.time.Ticker;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -58,42 +54,25 @@ public final class LeaseElection implements Leadership {
 
   private final String name;
   private final String holder;
-  private final Duration leaseDuration;
-  private final Duration renewDeadline;
-  private final Duration retryPeriod;
-  private final SetpointClient client;
+  private final LeaseTimings timings;
   private final Ticker ticker;
-  private final Clock clock;
   private final LeaseCalls calls;
   private final Faults faults;
-  private final ID id;
+  private final Term term;
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   /** The fence of the term this process holds; null while it does not lead. */
   private volatile Fence fence;
   private volatile boolean closed;
   private Thread thread;
 
-  // Read and written by the election thread only.
-  /** The lease as this process last wrote it while holding it. */
-  private Resource held;
-  /** When the renew that last succeeded was sent, on the ticker. */
-  private long renewedAt;
-  /** The version of the lease last seen held by another, and since when it has not changed. */
-  private String observedVersion = "";
-  private long observedSince;
-
   private LeaseElection(Builder b, SetpointClient client, Ticker ticker, Clock clock, Faults faults) {
     this.faults = faults;
     this.name = b.name;
     this.holder = b.holder;
-    this.leaseDuration = b.leaseDuration;
-    this.renewDeadline = b.renewDeadline;
-    this.retryPeriod = b.retryPeriod;
-    this.client = client;
+    this.timings = b.timings();
     this.ticker = ticker;
-    this.clock = clock;
-    this.calls = new LeaseCalls(ticker);
-    this.id = Ids.of(Types.LEASE, name);
+    this.calls = new LeaseCalls(client, ticker);
+    this.term = new Term(calls, ticker, clock, timings);
   }
 
   /** Starts configuring an election on the lease {@code name} (a DNS label). */
@@ -134,13 +113,13 @@ public final class LeaseElection implements Leadership {
    * candidate can take over: the lease duration less the renew deadline.
    */
   Duration stepDownBudget() {
-    return leaseDuration.minus(renewDeadline);
+    return timings.leaseDuration().minus(timings.renewDeadline());
   }
 
   /** Starts campaigning, in a virtual thread of its own. */
   synchronized void start() {
     if (thread == null && !closed) {
-      thread = Thread.ofVirtual().name("setpoint-election-" + name).start(this::campaign);
+      thread = Thread.ofVirtual().name("setpoint-election-" + name).start(() -> term.run(() -> closed));
     }
   }
 
@@ -163,13 +142,11 @@ public final class LeaseElection implements Leadership {
         Thread.currentThread().interrupt();
       }
     }
+    Resource held = term.held();
     if (fence != null && held != null) {
       fence = null;
       try {
-        Lease lease = Leases.of(held);
-        calls.call(client.async().write(held.toBuilder()
-            .setData(Any.pack(lease.toBuilder().setExpiresAt(lease.getRenewedAt()).build()))
-            .build()), ticker.read() + renewDeadline.toNanos());
+        calls.write(held, LeaseCalls.released(Leases.of(held)), ticker.read() + timings.renewDeadline().toNanos());
         log.info("election {}: {} released the lease", name, holder);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -180,105 +157,71 @@ public final class LeaseElection implements Leadership {
     }
   }
 
-  private void campaign() {
-    while (!closed) {
-      try {
-        if (fence == null) {
-          tryAcquire();
-        } else {
-          renew();
+  /** The election's lease as this process campaigns for it, leads with it and steps down. */
+  private final class Term extends LeaseKeeper {
+    /** The version of the lease last seen held by another, and since when it has not changed. */
+    private String observedVersion = "";
+    private long observedSince;
+
+    Term(LeaseCalls calls, Ticker ticker, Clock clock, LeaseTimings timings) {
+      super(calls, ticker, clock, timings, new Claim(Ids.of(Types.LEASE, name), GROUP, "", holder), "lease",
+          "taken over");
+    }
+
+    @Override
+    Optional<Resource> acquire(long now) throws InterruptedException {
+      long deadline = now + timings.leaseDuration().toNanos();
+      Optional<Resource> current = calls.find(claim.id(), deadline);
+      if (current.isEmpty()) {
+        try {
+          return Optional.of(calls.create(claim.id(), stamp(Lease.newBuilder(), 1), deadline));
+        } catch (SetpointException e) {
+          if (e.isAlreadyExists()) {
+            return Optional.empty(); // another candidate created it first: it leads, and this one watches the lease from now on
+          }
+          throw e;
         }
-      } catch (InterruptedException e) {
-        return;
-      } catch (Throwable e) {
-        faults.caught(name, "election", fence == null ? "acquiring the lease" : "renewing the lease", e);
       }
-      if (fence != null && ticker.read() - renewedAt >= renewDeadline.toNanos()) {
-        stepDown("the lease was not renewed within the renew deadline of " + renewDeadline);
+      Resource stored = current.get();
+      Lease lease = Leases.of(stored);
+      if (!stored.getVersion().equals(observedVersion)) {
+        observedVersion = stored.getVersion();
+        observedSince = now;
       }
-      try {
-        ticker.sleep(retryPeriod);
-      } catch (InterruptedException e) {
-        return;
+      boolean released = Leases.isReleased(lease);
+      boolean expired = now - observedSince >= timings.leaseDuration().toNanos();
+      // Its own lease, from a term it stepped down from: no one took it since, so take it back now.
+      boolean own = lease.getHolder().equals(holder);
+      if (!released && !expired && !own) {
+        return Optional.empty();
       }
+      return Optional.of(calls.write(stored, stamp(lease.toBuilder(), lease.getEpoch() + 1), deadline));
     }
-  }
 
-  private void tryAcquire() throws InterruptedException {
-    long now = ticker.read();
-    Optional<Resource> current = calls.find(client, id, now + leaseDuration.toNanos());
-    if (current.isEmpty()) {
-      Resource created;
-      try {
-        created = calls.call(client.async().create(Resource.newBuilder().setId(id)
-            .setData(Any.pack(term(Lease.newBuilder().setGroup(GROUP), 1))).build()), now + leaseDuration.toNanos());
-      } catch (SetpointException e) {
-        if (e.isAlreadyExists()) {
-          return; // another candidate created it first: it leads, and this one watches the lease from now on
-        }
-        throw e;
-      }
-      lead(created, now);
-      return;
+    @Override
+    void acquired(Fence term) {
+      fence = term;
+      log.info("election {}: {} leads (epoch {})", name, holder, term.getEpoch());
+      listeners.forEach(Runnable::run);
     }
-    Resource stored = current.get();
-    Lease lease = Leases.of(stored);
-    if (!stored.getVersion().equals(observedVersion)) {
-      observedVersion = stored.getVersion();
-      observedSince = now;
+
+    @Override
+    Lease renewal(Lease held) {
+      return stamp(held.toBuilder(), held.getEpoch());
     }
-    boolean released = Leases.isReleased(lease);
-    boolean expired = now - observedSince >= leaseDuration.toNanos();
-    // Its own lease, from a term it stepped down from: no one took it since, so take it back now.
-    boolean own = lease.getHolder().equals(holder);
-    if (!released && !expired && !own) {
-      return;
+
+    @Override
+    void lost(String why) {
+      fence = null;
+      observedVersion = "";
+      log.warn("election {}: {} steps down: {}", name, holder, why);
+      listeners.forEach(Runnable::run);
     }
-    Resource taken = calls.call(client.async().write(stored.toBuilder()
-        .setData(Any.pack(term(lease.toBuilder(), lease.getEpoch() + 1))).build()), now + leaseDuration.toNanos());
-    lead(taken, now);
-  }
 
-  private void renew() throws InterruptedException {
-    long sent = ticker.read();
-    Lease lease = Leases.of(held);
-    Resource renewed;
-    try {
-      renewed = calls.call(client.async().write(held.toBuilder()
-          .setData(Any.pack(term(lease.toBuilder(), lease.getEpoch()))).build()), renewedAt + renewDeadline.toNanos());
-    } catch (SetpointException e) {
-      if (e.code() == Code.ABORTED || e.code() == Code.NOT_FOUND || e.code() == Code.FAILED_PRECONDITION) {
-        stepDown("the lease was taken over or removed: " + e.description());
-        return;
-      }
-      throw e;
+    @Override
+    void failed(Throwable e, boolean holding) {
+      faults.caught(name, "election", holding ? "renewing the lease" : "acquiring the lease", e);
     }
-    held = renewed;
-    renewedAt = sent;
-  }
-
-  /** The lease held by this process from now until a lease duration from now. */
-  private Lease term(Lease.Builder lease, long epoch) {
-    Instant now = clock.instant();
-    return lease.setGroup(GROUP).setKey("").setHolder(holder).setEpoch(epoch)
-        .setRenewedAt(Leases.timestamp(now)).setExpiresAt(Leases.timestamp(now.plus(leaseDuration))).build();
-  }
-
-  private void lead(Resource lease, long sentAt) {
-    held = lease;
-    renewedAt = sentAt;
-    long epoch = Leases.of(lease).getEpoch();
-    fence = Fence.newBuilder().setLease(name).setHolder(holder).setEpoch(epoch).build();
-    log.info("election {}: {} leads (epoch {})", name, holder, epoch);
-    listeners.forEach(Runnable::run);
-  }
-
-  private void stepDown(String why) {
-    fence = null;
-    held = null;
-    observedVersion = "";
-    log.warn("election {}: {} steps down: {}", name, holder, why);
-    listeners.forEach(Runnable::run);
   }
 
   /**
@@ -314,7 +257,7 @@ public final class LeaseElection implements Leadership {
 
     /** How long a lease goes unrenewed before a standby takes it over (default 15 s). */
     public Builder leaseDuration(Duration leaseDuration) {
-      this.leaseDuration = LeaseCalls.positive("leaseDuration", leaseDuration);
+      this.leaseDuration = LeaseTimings.positive("leaseDuration", leaseDuration);
       return this;
     }
 
@@ -323,24 +266,27 @@ public final class LeaseElection implements Leadership {
      * the lease duration, and the difference bounds how long stopping the controllers may take.
      */
     public Builder renewDeadline(Duration renewDeadline) {
-      this.renewDeadline = LeaseCalls.positive("renewDeadline", renewDeadline);
+      this.renewDeadline = LeaseTimings.positive("renewDeadline", renewDeadline);
       return this;
     }
 
     /** How often the holder renews and a standby looks at the lease (default 2 s). */
     public Builder retryPeriod(Duration retryPeriod) {
-      this.retryPeriod = LeaseCalls.positive("retryPeriod", retryPeriod);
+      this.retryPeriod = LeaseTimings.positive("retryPeriod", retryPeriod);
       return this;
     }
 
     LeaseElection build(SetpointClient client, Ticker ticker, Clock clock, Faults faults) {
-      check();
       return new LeaseElection(this, client, ticker, clock, faults);
     }
 
     /** Checks that the timings nest: retry period, then renew deadline, then lease duration. */
     void check() {
-      LeaseCalls.checkTimings(leaseDuration, renewDeadline, retryPeriod);
+      timings();
+    }
+
+    private LeaseTimings timings() {
+      return new LeaseTimings(leaseDuration, renewDeadline, retryPeriod);
     }
   }
 }

@@ -21,7 +21,12 @@
  *   <li><b>Where it runs.</b> SINGLETON controllers follow a {@link
  *       io.setpoint.controller.Leadership} ({@link io.setpoint.controller.LeaseElection} between
  *       processes); SHARDED ones split their keys in a {@link io.setpoint.controller.Sharding}
- *       group ({@code ShardRing}, {@code SlotGate}).
+ *       group: a {@code ShardHeartbeat} keeps the member in it, {@code ShardHandover} moves its
+ *       slots as the {@code ShardGroupView} changes, {@code ShardMembership} holds where it stands
+ *       ({@code ShardRing}, {@code SlotGate}), and {@code ShardLocker} splits a generic loop's
+ *       keys the same way. The election's term and the shard heartbeat are both a {@code
+ *       LeaseKeeper} (renewing on the ticker through {@code LeaseCalls}, timed by {@code
+ *       LeaseTimings}).
  *   <li><b>Around it.</b> {@code queue}: the work queue (deduplication, backoff, priorities,
  *       fairness). {@code cache}: the shared informer cache and its indexes. {@code loop}: generic
  *       loops over objects that are not resources, run by a {@link

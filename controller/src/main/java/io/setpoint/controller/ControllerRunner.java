@@ -175,10 +175,7 @@ final class ControllerRunner implements Runner {
   /** Primes the cache, runs the initializer, queues every managed resource and starts workers. */
   @Override
   public void start() throws Exception {
-    for (ControllerSpec.TypeIndex index : controller.indexes()) {
-      cache.addIndex(index.type(), index.index());
-    }
-    controller.queries().forEach(cache::addQuery);
+    controller.addIndexesAndQueries(cache);
     listen(controller.managedType(), this::onManagedEvent);
     if (shard != null) {
       shard.addListener(slots);

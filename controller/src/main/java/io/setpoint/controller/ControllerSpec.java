@@ -4,6 +4,7 @@ import io.setpoint.api.v1.Type;
 import io.setpoint.controller.cache.Index;
 import io.setpoint.controller.cache.Query;
 import io.setpoint.controller.cache.ResourceEvent;
+import io.setpoint.controller.cache.SharedCache;
 import io.setpoint.controller.queue.Priority;
 import io.setpoint.controller.source.Source;
 import java.time.Duration;
@@ -72,5 +73,13 @@ record ControllerSpec(
       }
     }
     return types;
+  }
+
+  /** Adds the controller's indexes and named queries to {@code cache}, where its reconciles read them. */
+  void addIndexesAndQueries(SharedCache cache) {
+    for (TypeIndex index : indexes) {
+      cache.addIndex(index.type(), index.index());
+    }
+    queries.forEach(cache::addQuery);
   }
 }

@@ -6,7 +6,6 @@ import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Tracer;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Types;
-import io.setpoint.api.v1.HashRange;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Type;
 import io.setpoint.client.SetpointClient;
@@ -16,15 +15,10 @@ import io.setpoint.controller.loop.Loop;
 import io.setpoint.controller.time.Ticker;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import org.slf4j.LoggerFactory;
 
 /**
  * Runs controllers against one server: one shared cache, one supervisor per controller. SINGLETON
@@ -47,110 +41,40 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  */
 public final class Manager implements AutoCloseable {
-  private final SetpointClient client;
   private final SharedCache cache;
-  private final MeterRegistry meters;
   private final Leadership leadership;
   /** The election this manager campaigns in; null when leadership comes from elsewhere. */
   private final LeaseElection election;
   /** The shard group of SHARDED controllers; null when there is none. */
   private final Sharding sharding;
-  private final Clock clock;
-  private final Ticker ticker;
-  /** Null when the manager does not trace. */
-  private final Tracer tracer;
-  private final Duration drain;
+  /** Null without a shard group. */
+  private final ShardCaches shardCaches;
+  private final Placer placer;
+  private final RunnerFactory runners;
   private final Faults faults;
-  private final Map<String, Supervised> controllers = new ConcurrentHashMap<>();
-  private final Map<String, Supervisor> loops = new ConcurrentHashMap<>();
-  /** Kept across unregistering and registering again: a gauge binds its value holder only once. */
-  private final Map<String, ControllerMetrics> metrics = new ConcurrentHashMap<>();
-  /** Kept across unregistering and registering again, like the meters. */
-  private final Map<String, ReconcileHistory> histories = new ConcurrentHashMap<>();
-  /** How long opening shard slots waits for the cache to hold their resources. */
-  private static final Duration SHARD_FILL_TIMEOUT = Duration.ofMinutes(2);
+  private final ControllerRegistry registry = new ControllerRegistry();
+  private final ManagerStatus status;
   private volatile boolean started;
   private volatile boolean closed;
 
-  private record Supervised(ControllerSpec controller, Supervisor supervisor) {}
-
   private Manager(Builder b) {
-    this.client = b.client;
     this.cache = new SharedCache(b.client, b.ticker);
-    this.meters = b.meters;
-    this.clock = b.clock;
-    this.ticker = b.ticker;
     this.faults = new Faults(b.meters, b.clock);
     cache.onFailure(this::cacheFailed);
-    this.tracer = b.openTelemetry == null ? null : b.openTelemetry.getTracer("io.setpoint.controller");
+    Tracer tracer = b.openTelemetry == null ? null : b.openTelemetry.getTracer("io.setpoint.controller");
     this.election = b.election == null ? null : b.election.build(b.client, b.ticker, b.clock, faults);
     this.leadership = election != null ? election : b.leadership;
     // A leader that steps down must have stopped its controllers before a standby can take over.
-    this.drain = election != null && election.stepDownBudget().compareTo(b.drain) < 0 ? election.stepDownBudget() : b.drain;
-    leadership.onChange(this::placeAll);
+    Duration drain = election != null && election.stepDownBudget().compareTo(b.drain) < 0 ? election.stepDownBudget() : b.drain;
     this.sharding = b.sharding == null ? null : b.sharding.build(b.client, b.ticker, b.clock, faults);
+    this.shardCaches = sharding == null ? null : new ShardCaches(cache, sharding, registry::specs, this::placeAll);
+    this.placer = new Placer(leadership, election != null, sharding, cache);
+    this.runners = new RunnerFactory(b.client, cache, b.meters, b.clock, b.ticker, tracer, drain, faults, election, sharding);
+    this.status = new ManagerStatus(registry, placer, cache, runners, faults);
+    leadership.onChange(this::placeAll);
     if (sharding != null) {
-      sharding.listener(new ShardListener());
+      sharding.listener(shardCaches);
     }
-  }
-
-  /** Fills the shard's caches before its slots open, and places the controllers on joining or leaving. */
-  private final class ShardListener implements Sharding.Listener {
-    @Override
-    public void prepare(List<HashRange> ranges) throws InterruptedException {
-      for (Type type : shardOnlyTypes()) {
-        if (!cache.restrict(type, ranges, SHARD_FILL_TIMEOUT)) {
-          LoggerFactory.getLogger(Manager.class).warn("the cache of {} did not fill within {}",
-              Types.format(type), SHARD_FILL_TIMEOUT);
-        }
-      }
-    }
-
-    @Override
-    public void prefetch(List<HashRange> ranges) {
-      try {
-        for (Type type : shardOnlyTypes()) {
-          cache.restrict(type, ranges, Duration.ZERO);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-
-    @Override
-    public void membershipChanged() {
-      try {
-        // A member that just joined holds no slot yet: its controllers start on an empty cache
-        // rather than listing the whole type only to drop most of it.
-        prepare(sharding.ranges());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-      placeAll();
-    }
-  }
-
-  /**
-   * The managed types of SHARDED controllers that nothing else here needs whole: their cache holds
-   * only the shard's ranges. A type another controller caches, or a sharded one watches (its
-   * resources map to keys of every shard), stays whole.
-   */
-  private Set<Type> shardOnlyTypes() {
-    Set<Type> types = new HashSet<>();
-    Set<Type> whole = new HashSet<>();
-    for (Supervised s : controllers.values()) {
-      ControllerSpec c = s.controller();
-      for (Type type : c.cachedTypes()) {
-        if (c.placement() == Placement.SHARDED && type.equals(c.managedType())) {
-          types.add(type);
-        } else {
-          whole.add(type);
-        }
-      }
-    }
-    types.removeAll(whole);
-    return types;
   }
 
   public static Builder builder() {
@@ -166,58 +90,15 @@ public final class Manager implements AutoCloseable {
    */
   public synchronized Manager register(Controller registered) {
     ControllerSpec controller = registered.spec();
-    if (loops.containsKey(controller.name()) || controllers.containsKey(controller.name())) {
-      throw new IllegalArgumentException("a controller named " + controller.name() + " is already registered");
+    registry.checkAddable(controller, sharding != null);
+    ControllerRegistry.Supervised added = registry.add(controller, runners.supervisor(controller));
+    if (shardCaches != null) {
+      shardCaches.keepWhole();
     }
-    if (controller.placement() == Placement.SHARDED && sharding == null) {
-      throw new IllegalArgumentException("controller " + controller.name()
-          + " is SHARDED: build the manager with Manager.Builder.sharding(Sharding.named(...)),"
-          + " or start the agent that runs it with -shard-group NAME (Agent.Builder.shardGroup)");
-    }
-    checkIndexes(controller);
-    ControllerMetrics metrics = metrics(controller.name());
-    Supervisor supervisor = new Supervisor(controller.name(), () -> runner(controller, metrics), drain, ticker, faults);
-    controllers.put(controller.name(), new Supervised(controller, supervisor));
-    keepWhole();
     if (started) {
-      place(controllers.get(controller.name()));
+      placer.place(controller, added.supervisor());
     }
     return this;
-  }
-
-  /** Makes the cache hold whole every type that a newly registered controller needs whole. */
-  private void keepWhole() {
-    if (sharding == null) {
-      return;
-    }
-    Set<Type> shardOnly = shardOnlyTypes();
-    for (Supervised s : controllers.values()) {
-      for (Type type : s.controller().cachedTypes()) {
-        if (!shardOnly.contains(type) && !cache.isWhole(type)) {
-          try {
-            cache.unrestrict(type, SHARD_FILL_TIMEOUT);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return;
-          }
-        }
-      }
-    }
-  }
-
-  private void checkIndexes(ControllerSpec added) {
-    for (ControllerSpec.TypeIndex index : added.indexes()) {
-      for (Supervised other : controllers.values()) {
-        for (ControllerSpec.TypeIndex existing : other.controller().indexes()) {
-          if (existing.type().equals(index.type()) && existing.index().name().equals(index.index().name())
-              && !existing.index().equals(index.index())) {
-            throw new IllegalArgumentException("controller " + other.controller().name() + " already indexes "
-                + Types.format(index.type()) + " by \"" + index.index().name() + "\" with another function;"
-                + " give the index of " + added.name() + " another name, or share one Index between them");
-          }
-        }
-      }
-    }
   }
 
   /**
@@ -229,12 +110,9 @@ public final class Manager implements AutoCloseable {
    * @throws IllegalArgumentException when a controller or loop of that name is registered already
    */
   public synchronized Manager register(Loop<?, ?> loop) {
-    if (controllers.containsKey(loop.name()) || loops.containsKey(loop.name())) {
-      throw new IllegalArgumentException("a controller or loop named " + loop.name() + " is already registered");
-    }
-    ControllerMetrics metrics = metrics(loop.name());
-    Supervisor supervisor = new Supervisor(loop.name(), () -> new LoopEngine<>(loop, metrics, ticker, faults), drain, ticker, faults);
-    loops.put(loop.name(), supervisor);
+    registry.checkLoopName(loop.name());
+    Supervisor supervisor = runners.supervisor(loop);
+    registry.addLoop(loop.name(), supervisor);
     if (started && !closed) {
       supervisor.ensureRunning();
     }
@@ -246,19 +124,12 @@ public final class Manager implements AutoCloseable {
    * be registered again later. Returns whether one of that name was registered.
    */
   public boolean unregister(String name) {
-    Supervised controller;
-    Supervisor loop;
+    List<Supervisor> removed;
     synchronized (this) {
-      controller = controllers.remove(name);
-      loop = loops.remove(name);
+      removed = registry.remove(name);
     }
-    if (controller != null) {
-      controller.supervisor().ensureStopped();
-    }
-    if (loop != null) {
-      loop.ensureStopped();
-    }
-    return controller != null || loop != null;
+    removed.forEach(Supervisor::ensureStopped);
+    return !removed.isEmpty();
   }
 
   /**
@@ -272,21 +143,13 @@ public final class Manager implements AutoCloseable {
    *     controller of a manager that does not lead, or one waiting to restart)
    */
   public void trigger(String name, ID id, String reason) {
-    Supervised s = controllers.get(name);
-    if (s == null) {
-      throw new IllegalArgumentException("no controller named " + name + " is registered"
-          + (controllers.isEmpty() ? "" : "; registered: " + String.join(", ", new java.util.TreeSet<>(controllers.keySet()))));
-    }
+    ControllerRegistry.Supervised s = registry.controller(name);
     if (!id.getType().equals(s.controller().managedType())) {
       throw new IllegalArgumentException("controller " + name + " manages " + Types.format(s.controller().managedType())
           + ", not " + Types.format(id.getType()));
     }
     if (!(s.supervisor().running() instanceof ControllerRunner runner)) {
-      String why = switch (s.controller().placement()) {
-        case SINGLETON -> leadership.isLeader() ? "" : " (it is SINGLETON and runs where the leader is)";
-        case SHARDED -> sharding.isMember() ? "" : " (it is SHARDED and this manager is not in the shard group now)";
-        case EACH_SERVER -> "";
-      };
+      String why = placer.whyNotHere(s.controller());
       throw new IllegalStateException("controller " + name + " does not run here now"
           + (why.isEmpty() ? s.supervisor().failure().map(f -> ": " + f).orElse("") : why));
     }
@@ -295,9 +158,7 @@ public final class Manager implements AutoCloseable {
 
   /** The names of the registered loops, and whether each runs now. */
   public Map<String, Boolean> loops() {
-    Map<String, Boolean> out = new java.util.TreeMap<>();
-    loops.forEach((name, supervisor) -> out.put(name, supervisor.running() != null));
-    return out;
+    return status.loops();
   }
 
   /**
@@ -336,7 +197,6 @@ public final class Manager implements AutoCloseable {
     return cache;
   }
 
-  /** The name, running state, queue depth and failure, if any, of each registered controller. */
   /**
    * Up to {@code limit} of the most recent reconciles of controller {@code name} in this manager,
    * newest first (it keeps the last 256). Empty for a name that never ran here.
@@ -345,7 +205,7 @@ public final class Manager implements AutoCloseable {
     if (limit < 0) {
       throw new IllegalArgumentException("limit must not be negative, was " + limit);
     }
-    ReconcileHistory history = histories.get(name);
+    ReconcileHistory history = runners.history(name);
     return history == null ? List.of() : history.recent(limit);
   }
 
@@ -354,7 +214,7 @@ public final class Manager implements AutoCloseable {
    * none is recent any more, its last reconcile (kept for the last 10,000 resources reconciled).
    */
   public List<ReconcileRecord> reconciles(String name, ID id) {
-    ReconcileHistory history = histories.get(name);
+    ReconcileHistory history = runners.history(name);
     return history == null ? List.of() : history.of(Ids.format(Ids.withoutUid(id)));
   }
 
@@ -364,14 +224,7 @@ public final class Manager implements AutoCloseable {
    * to be restarted or gave up, is left out: {@link #controllers} reports it.
    */
   public List<String> unprimed() {
-    List<String> out = new ArrayList<>();
-    for (Supervised s : controllers.values()) {
-      if (runsHere(s) && s.supervisor().failure().isEmpty() && !cache.isPrimed(s.controller().cachedTypes())) {
-        out.add(s.controller().name());
-      }
-    }
-    out.sort(null);
-    return out;
+    return status.unprimed();
   }
 
   /**
@@ -379,29 +232,12 @@ public final class Manager implements AutoCloseable {
    * why (restarting after an error, or gave up), sorted by name. A readiness check reports them.
    */
   public List<String> stopped() {
-    List<String> out = new ArrayList<>();
-    for (Supervised s : controllers.values()) {
-      if (runsHere(s) && s.supervisor().running() == null) {
-        s.supervisor().failure().ifPresent(why -> out.add(s.controller().name() + " (" + why + ")"));
-      }
-    }
-    out.sort(null);
-    return out;
+    return status.stopped();
   }
 
+  /** The name, running state, queue depth and failure, if any, of each registered controller. */
   public List<ControllerState> controllers() {
-    List<ControllerState> out = new ArrayList<>();
-    for (Supervised s : controllers.values()) {
-      Runner runner = s.supervisor().running();
-      ReconcileHistory history = histories.get(s.controller().name());
-      ReconcileHistory.Counts counts = history == null ? ReconcileHistory.Counts.NONE : history.counts();
-      out.add(new ControllerState(s.controller().name(), s.controller().managedType(),
-          s.controller().placement(), runner != null, runner == null ? 0 : runner.queueDepth(),
-          s.supervisor().failure(), s.controller().concurrency(), counts.total(), counts.errors(),
-          faults.count(s.controller().name()), faults.last(s.controller().name())));
-    }
-    out.sort(java.util.Comparator.comparing(ControllerState::name));
-    return out;
+    return status.controllers();
   }
 
   /**
@@ -411,14 +247,11 @@ public final class Manager implements AutoCloseable {
    */
   public Result reconcileOnce(Controller unregistered, Request request) throws Exception {
     ControllerSpec controller = unregistered.spec();
-    for (ControllerSpec.TypeIndex index : controller.indexes()) {
-      cache.addIndex(index.type(), index.index());
-    }
-    controller.queries().forEach(cache::addQuery);
+    controller.addIndexesAndQueries(cache);
     if (!cache.awaitPrimed(controller.cachedTypes(), Duration.ofMinutes(1))) {
       throw new IllegalStateException("the cache of " + controller.name() + " was not primed within a minute");
     }
-    ControllerTools tools = tools(controller);
+    ControllerTools tools = runners.tools(controller);
     return controller.reconciler().reconcile(ReconcileOnce.context(controller.name()), tools, request);
   }
 
@@ -429,8 +262,8 @@ public final class Manager implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    controllers.values().parallelStream().forEach(s -> s.supervisor().ensureStopped());
-    loops.values().parallelStream().forEach(Supervisor::ensureStopped);
+    registry.controllers().parallelStream().forEach(s -> s.supervisor().ensureStopped());
+    registry.loops().values().parallelStream().forEach(Supervisor::ensureStopped);
     if (sharding != null) {
       sharding.close();
     }
@@ -442,27 +275,8 @@ public final class Manager implements AutoCloseable {
 
   private void placeAll() {
     if (started && !closed) {
-      controllers.values().forEach(this::place);
-      loops.values().forEach(Supervisor::ensureRunning);
-    }
-  }
-
-  private boolean runsHere(Supervised s) {
-    return switch (s.controller().placement()) {
-      case EACH_SERVER -> true;
-      case SINGLETON -> leadership.isLeader();
-      case SHARDED -> sharding.isMember();
-    };
-  }
-
-  private void place(Supervised s) {
-    if (runsHere(s)) {
-      s.supervisor().ensureRunning();
-    } else {
-      s.supervisor().ensureStopped();
-      if (election != null && s.controller().placement() == Placement.SINGLETON) {
-        warm(s.controller());
-      }
+      registry.controllers().forEach(s -> placer.place(s.controller(), s.supervisor()));
+      registry.loops().values().forEach(Supervisor::ensureRunning);
     }
   }
 
@@ -472,53 +286,11 @@ public final class Manager implements AutoCloseable {
    */
   private void cacheFailed(Type type, String where, Throwable cause) {
     // Logged where it happened (the informer, or the cache for a listener): here it is only counted.
-    for (Supervised s : controllers.values()) {
-      if (s.controller().cachedTypes().contains(type)) {
-        faults.tally(s.controller().name(), where, Types.format(type), cause);
+    for (ControllerSpec c : registry.specs()) {
+      if (c.cachedTypes().contains(type)) {
+        faults.tally(c.name(), where, Types.format(type), cause);
       }
     }
-  }
-
-  /** Primes the cache a standby's controller will need, so that taking over starts at once. */
-  private void warm(ControllerSpec controller) {
-    try {
-      for (ControllerSpec.TypeIndex index : controller.indexes()) {
-        cache.addIndex(index.type(), index.index());
-      }
-      controller.queries().forEach(cache::addQuery);
-      controller.cachedTypes().forEach(cache::watch);
-    } catch (RuntimeException e) {
-      // Starting the controller reports the same problem, when it starts.
-      LoggerFactory.getLogger(Manager.class).warn("could not prime the cache of {}: {}", controller.name(), e.getMessage());
-    }
-  }
-
-  private ControllerMetrics metrics(String name) {
-    return metrics.computeIfAbsent(name, n -> new ControllerMetrics(meters, n));
-  }
-
-  private ControllerRunner runner(ControllerSpec controller, ControllerMetrics metrics) {
-    ReconcileHistory history = histories.computeIfAbsent(controller.name(),
-        n -> new ReconcileHistory(n, clock, ReconcileHistory.CAPACITY, ReconcileHistory.KEYS));
-    ReconcileTracing tracing = tracer == null ? null : new ReconcileTracing(tracer, clock, controller.name());
-    return new ControllerRunner(controller, cache, tools(controller), metrics, history, tracing, ticker,
-        controller.placement() == Placement.SHARDED ? sharding.gate() : null, faults);
-  }
-
-  private ControllerTools tools(ControllerSpec controller) {
-    SetpointClient writer = client;
-    if (election != null && controller.placement() == Placement.SINGLETON) {
-      // Fixed for the runner's life: a runner left over from an earlier term cannot write in a later one.
-      writer = client.fenced(election.fence().orElseThrow(
-          () -> new IllegalStateException("not the leader of election " + election.name())));
-    } else if (controller.placement() == Placement.SHARDED) {
-      // Fixed for the runner's life: once this membership ends, its writes are refused.
-      writer = client.fenced(sharding.fence().orElseThrow(
-          () -> new IllegalStateException("not a member of shard group " + sharding.name())));
-    }
-    return new ControllerTools(writer, cache,
-        LoggerFactory.getLogger("io.setpoint.controller." + controller.name()),
-        new ResourceEventRecorder(writer, controller.name(), clock), clock);
   }
 
   /** Configures a {@link Manager}. */

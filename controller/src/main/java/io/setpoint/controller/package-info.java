@@ -14,19 +14,22 @@
  *       cache, events, clock), and returns a {@link io.setpoint.controller.Result}.
  *   <li><b>What runs it.</b> The {@link io.setpoint.controller.Manager}: one shared cache, one
  *       {@code Supervisor} per controller, which restarts a {@code ControllerRunner} that fails.
+ *       The manager keeps what is registered in a {@code ControllerRegistry}, builds supervisors,
+ *       runners and tools with a {@code RunnerFactory}, and reports with {@code ManagerStatus}.
  *       The runner feeds the controller's work queue ({@code Deliveries}: events through mappers)
  *       and {@code Workers} run the reconciles ({@code WorkContext}, {@code ReadYourWrites},
  *       {@code ReconcileTracing}, {@code ControllerMetrics}, {@code ReconcileHistory}). {@code
  *       Faults} counts what failed outside a reconcile. All of it is package-private.
- *   <li><b>Where it runs.</b> SINGLETON controllers follow a {@link
+ *   <li><b>Where it runs.</b> The {@code Placer} starts and stops each controller as its {@link
+ *       io.setpoint.controller.Placement} says. SINGLETON controllers follow a {@link
  *       io.setpoint.controller.Leadership} ({@link io.setpoint.controller.LeaseElection} between
  *       processes); SHARDED ones split their keys in a {@link io.setpoint.controller.Sharding}
  *       group: a {@code ShardHeartbeat} keeps the member in it, {@code ShardHandover} moves its
  *       slots as the {@code ShardGroupView} changes, {@code ShardMembership} holds where it stands
- *       ({@code ShardRing}, {@code SlotGate}), and {@code ShardLocker} splits a generic loop's
- *       keys the same way. The election's term and the shard heartbeat are both a {@code
- *       LeaseKeeper} (renewing on the ticker through {@code LeaseCalls}, timed by {@code
- *       LeaseTimings}).
+ *       ({@code ShardRing}, {@code SlotGate}), {@code ShardCaches} shapes the cache to its slots,
+ *       and {@code ShardLocker} splits a generic loop's keys the same way. The election's term and
+ *       the shard heartbeat are both a {@code LeaseKeeper} (renewing on the ticker through {@code
+ *       LeaseCalls}, timed by {@code LeaseTimings}).
  *   <li><b>Around it.</b> {@code queue}: the work queue (deduplication, backoff, priorities,
  *       fairness). {@code cache}: the shared informer cache and its indexes. {@code loop}: generic
  *       loops over objects that are not resources, run by a {@link

@@ -21,20 +21,19 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Keeps one type's {@link TypeStore} in step with the server: fills it from a paged listing, then
- * follows a watch from the listing's revision, applying every change before it hands the change
- * to listeners. When the watch breaks it resumes from its last revision; when that revision is
- * gone it lists afresh and turns the difference into events, so listeners never miss a delete. It may hold only some {@link
- * HashRange}s of the type (a shard's), and moves to other ranges by listing afresh.
+ * follows a watch from the listing's revision, applying every change ({@link StoreWriter}) before
+ * it hands the change to listeners. When the watch breaks it resumes from its last revision; when
+ * that revision is gone it lists afresh and turns the difference into events, so listeners never
+ * miss a delete. It may hold only some {@link HashRange}s of the type (a shard's), and moves to
+ * other ranges by listing afresh; callers restrict it and wait on it through its {@link
+ * InformerProgress}.
  */
 final class Informer {
   private static final Logger log = LoggerFactory.getLogger(Informer.class);
@@ -45,50 +44,26 @@ final class Informer {
    */
   private static final int LIST_PAGE = 200;
 
-  private final Interner interner = new Interner();
   private final SetpointClient client;
   private final Type type;
   private final Scope scope;
-  private final TypeStore store;
-  private final Consumer<ResourceEvent> listener;
   private final Ticker ticker;
   private final Consumer<Throwable> failed;
-  private final CountDownLatch primed = new CountDownLatch(1);
-  private volatile boolean closed;
-  private volatile Watch current;
-  /**
-   * The revision of the last listing of ranges added by a reshape; the watch resumed from before
-   * it replays older states of what that listing stored. The informer thread's.
-   */
-  private long replayThrough;
+  private final InformerProgress progress;
+  private final StoreWriter writer;
   /** The ranges the store reflects (all of the type when null); the informer thread's. */
   private List<HashRange> storeRanges;
-  /** The restriction {@link #current} follows; guarded by {@code progress}. */
-  private long currentGeneration;
   private Thread thread;
-  /** The newest revision applied to the store; written by the informer's thread only. */
-  private volatile long revision;
-  /** Notified after the store reflects a newer revision or ranges, and on a new restriction. */
-  private final Object progress = new Object();
-  /** The ranges held, all of the type when null; guarded by {@code progress}. */
-  private List<HashRange> ranges;
-  /** Counts restrictions; guarded by {@code progress}. */
-  private long generation;
-  /** The restriction whose listing the store reflects; -1 before the first listing. */
-  private volatile long listedGeneration = -1;
-  /** Set when the ranges changed and the watch must start over with them. */
-  private volatile boolean restart;
 
   Informer(SetpointClient client, Type type, Scope scope, TypeStore store, Consumer<ResourceEvent> listener,
       Ticker ticker, List<HashRange> ranges, Consumer<Throwable> failed) {
-    this.ranges = ranges;
     this.failed = failed;
     this.ticker = ticker;
     this.client = client;
     this.type = type;
     this.scope = scope;
-    this.store = store;
-    this.listener = listener;
+    this.progress = new InformerProgress(ranges);
+    this.writer = new StoreWriter(store, listener, progress::advance);
   }
 
   void start() {
@@ -97,7 +72,7 @@ final class Informer {
 
   /** Waits until the first snapshot is in the store. */
   boolean awaitPrimed(Duration timeout) throws InterruptedException {
-    return primed.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    return progress.awaitPrimed(timeout);
   }
 
   /**
@@ -105,20 +80,7 @@ final class Informer {
    * version); false on timeout.
    */
   boolean awaitRevision(long atLeast, Duration timeout) throws InterruptedException {
-    if (revision >= atLeast) {
-      return true;
-    }
-    long deadline = System.nanoTime() + timeout.toNanos();
-    synchronized (progress) {
-      while (revision < atLeast) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return false;
-        }
-        TimeUnit.NANOSECONDS.timedWait(progress, left);
-      }
-    }
-    return true;
+    return progress.awaitRevision(atLeast, timeout);
   }
 
   /**
@@ -127,71 +89,22 @@ final class Informer {
    * without a delete event: they still exist, in another shard.
    */
   long restrict(List<HashRange> ranges) {
-    long gen;
-    Watch stale;
-    synchronized (progress) {
-      if (Objects.equals(ranges, this.ranges)) {
-        return generation; // the same ranges: wait for their listing, if it is still under way
-      }
-      this.ranges = ranges == null ? null : List.copyOf(ranges);
-      gen = ++generation;
-      restart = true;
-      progress.notifyAll();
-      // Only a watch of older ranges: the thread may already follow the new ones.
-      stale = currentGeneration < gen ? current : null;
-    }
-    if (stale != null) {
-      stale.close();
-    }
-    return gen;
+    return progress.restrict(ranges);
   }
 
   /** Waits until the store holds what the restriction {@code gen} asked for; false on timeout. */
   boolean awaitListed(long gen, Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    synchronized (progress) {
-      while (listedGeneration < gen) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0 || closed) {
-          return listedGeneration >= gen;
-        }
-        TimeUnit.NANOSECONDS.timedWait(progress, left);
-      }
-    }
-    return true;
-  }
-
-  private void listed(long gen) {
-    synchronized (progress) {
-      listedGeneration = gen;
-      progress.notifyAll();
-    }
-  }
-
-  private void advance(long to) {
-    if (to > revision) {
-      revision = to;
-      synchronized (progress) {
-        progress.notifyAll();
-      }
-    }
+    return progress.awaitListed(gen, timeout);
   }
 
   boolean isPrimed() {
-    return primed.getCount() == 0;
+    return progress.isPrimed();
   }
 
   void close() {
-    closed = true;
-    Watch watch = current;
-    if (watch != null) {
-      watch.close();
-    }
+    progress.close();
     if (thread != null) {
       thread.interrupt();
-    }
-    synchronized (progress) {
-      progress.notifyAll();
     }
   }
 
@@ -208,33 +121,34 @@ final class Informer {
   private void run() {
     Duration backoff = Duration.ofMillis(50);
     Start start = Start.LIST;
-    while (!closed) {
+    while (!progress.closed()) {
       try {
         follow(start);
-        if (closed) {
+        if (progress.closed()) {
           return;
         }
         // New ranges, or the server ended the stream.
-        start = restart ? Start.RESHAPE : Start.LIST;
+        start = progress.restart() ? Start.RESHAPE : Start.LIST;
         continue;
       } catch (SetpointException e) {
-        if (closed) {
+        if (progress.closed()) {
           return;
         }
-        if (restart) {
+        if (progress.restart()) {
           start = Start.RESHAPE;
           continue;
         }
+        long revision = progress.revision();
         start = e.code() == Status.Code.OUT_OF_RANGE || revision == 0 ? Start.LIST : Start.RESUME;
         log.warn("watch of {} broke ({}); {} in {} ms", Types.format(type), e.getMessage(),
             start == Start.LIST ? "listing afresh" : "resuming after revision " + revision, backoff.toMillis());
       } catch (Throwable e) {
         // Errors too: this thread is the only one that moves the type's cache, for every
         // controller that shares it, so nothing may end it but closing.
-        if (closed) {
+        if (progress.closed()) {
           return;
         }
-        if (restart) {
+        if (progress.restart()) {
           start = Start.RESHAPE;
           continue;
         }
@@ -257,22 +171,19 @@ final class Informer {
 
   /** Follows one watch until it ends; a listing first brings the store up to the ranges held. */
   private void follow(Start start) {
-    List<HashRange> held;
-    long gen;
-    synchronized (progress) {
-      held = ranges;
-      gen = generation;
-      restart = false;
-    }
+    InformerProgress.Restriction restriction = progress.take();
+    List<HashRange> held = restriction.ranges();
+    long gen = restriction.generation();
     if (held != null && held.isEmpty()) {
       holdNothing(gen);
       return;
     }
     long since = switch (start) {
-      case RESUME -> revision;
+      case RESUME -> progress.revision();
       // Reshaping needs a store that reflects some ranges up to a revision; one that held nothing
       // may be far behind, so it lists afresh.
-      case RESHAPE -> storeRanges != null && storeRanges.isEmpty() || revision == 0 ? list(held, gen) : reshape(held, gen);
+      case RESHAPE -> storeRanges != null && storeRanges.isEmpty() || progress.revision() == 0
+          ? list(held, gen) : reshape(held, gen);
       case LIST -> list(held, gen);
     };
     if (since < 0) {
@@ -286,25 +197,22 @@ final class Informer {
       request.addAllHashRanges(held);
     }
     try (Watch watch = client.watch(request.build())) {
-      synchronized (progress) {
-        current = watch;
-        currentGeneration = gen;
-      }
-      if (closed || restart) {
+      progress.following(watch, gen);
+      if (progress.closed() || progress.restart()) {
         return;
       }
       while (watch.hasNext()) {
         WatchEvent event = watch.next();
         switch (event.getEventCase()) {
-          case UPSERT -> upsert(interner.intern(event.getUpsert().getResource()), event.getRevision(), false,
+          case UPSERT -> writer.upsert(event.getUpsert().getResource(), event.getRevision(), false,
               event.getTraceparent());
-          case DELETE -> delete(event.getDelete().getResource(), event.getRevision(), event.getTraceparent());
-          case END_OF_SNAPSHOT -> advance(event.getRevision());
+          case DELETE -> writer.delete(event.getDelete().getResource(), event.getRevision(), event.getTraceparent());
+          case END_OF_SNAPSHOT -> progress.advance(event.getRevision());
           default -> log.warn("ignoring an unknown watch event for {}", Types.format(type));
         }
       }
     } finally {
-      current = null;
+      progress.followed();
     }
   }
 
@@ -318,8 +226,8 @@ final class Informer {
     if (at < 0) {
       return -1;
     }
-    dropMissing(seen, held, at);
-    advance(at);
+    writer.dropMissing(seen, held, at);
+    progress.advance(at);
     holding(held, gen);
     return at;
   }
@@ -328,20 +236,15 @@ final class Informer {
    * Moves the store from the ranges it holds to {@code held}: drops, without events, what left
    * them, and lists only what was added. Returns the revision to resume the watch from, the one
    * the store had reached: the watch replays what happened since in every range held, and what
-   * the listing already shows newer is ignored (see {@link #upsert}). -1 when closed or
+   * the listing already shows newer is ignored (see {@link StoreWriter#upsert}). -1 when closed or
    * restricted anew meanwhile.
    */
   private long reshape(List<HashRange> held, long gen) {
-    long from = revision;
+    long from = progress.revision();
     List<HashRange> whole = List.of(Shards.range(0, Shards.SPACE));
     boolean narrowed = held != null && !minus(storeRanges == null ? whole : storeRanges, held).isEmpty();
     if (narrowed) {
-      for (String key : Set.copyOf(store.keys())) {
-        Resource r = store.get(key);
-        if (r != null && !Shards.contains(held, r.getId())) {
-          store.remove(key);
-        }
-      }
+      writer.dropOutside(held);
     }
     List<HashRange> added = minus(held == null ? whole : held, storeRanges == null ? whole : storeRanges);
     if (!added.isEmpty()) {
@@ -349,7 +252,7 @@ final class Informer {
       if (listedAt < 0) {
         return -1;
       }
-      replayThrough = listedAt;
+      writer.replayThrough(listedAt);
     }
     holding(held, gen);
     return from;
@@ -357,8 +260,7 @@ final class Informer {
 
   private void holding(List<HashRange> held, long gen) {
     storeRanges = held;
-    listed(gen);
-    primed.countDown();
+    progress.holding(gen);
   }
 
   /**
@@ -375,16 +277,15 @@ final class Informer {
     long at = 0;
     String token = "";
     do {
-      if (closed || restart) {
+      if (progress.closed() || progress.restart()) {
         return -1;
       }
       ListResponse page = client.list(request.setPageToken(token).build());
       at = at == 0 ? page.getRevision() : at;
       boolean initial = !isPrimed();
       for (Resource listed : page.getResourcesList()) {
-        Resource resource = interner.intern(listed);
-        seen.add(Keys.of(resource.getId()));
-        upsert(resource, at, initial, "");
+        seen.add(Keys.of(listed.getId()));
+        writer.upsert(listed, at, initial, "");
       }
       token = page.getNextPageToken();
     } while (!token.isEmpty());
@@ -413,80 +314,10 @@ final class Informer {
     return out;
   }
 
-  private void upsert(Resource resource, long eventRevision, boolean initialSnapshot, String traceparent) {
-    if (isStaleReplay(resource, eventRevision, version(resource))) {
-      advance(eventRevision);
-      return;
-    }
-    Resource previous = store.put(resource);
-    advance(eventRevision);
-    // The first snapshot is reconciled wholesale at startup; later snapshots only report changes.
-    if (!initialSnapshot && (previous == null || !previous.getVersion().equals(resource.getVersion()))) {
-      listener.accept(new ResourceEvent(ResourceEvent.Kind.UPSERT, previous, resource, eventRevision, traceparent));
-    }
-  }
-
-  private void delete(Resource resource, long eventRevision, String traceparent) {
-    if (isStaleReplay(resource, eventRevision, eventRevision)) {
-      advance(eventRevision);
-      return;
-    }
-    Resource previous = store.remove(Keys.of(resource.getId()));
-    advance(eventRevision);
-    listener.accept(new ResourceEvent(ResourceEvent.Kind.DELETE, previous, resource, eventRevision, traceparent));
-  }
-
-  /**
-   * Whether an event replayed after a reshape (at or before the listing of the ranges added) shows
-   * an older state than the store already holds from that listing. Later events are never stale,
-   * so the usual path costs one comparison.
-   */
-  private boolean isStaleReplay(Resource resource, long eventRevision, long eventVersion) {
-    if (eventRevision > replayThrough) {
-      return false;
-    }
-    Resource stored = store.get(Keys.of(resource.getId()));
-    return stored != null && version(stored) > eventVersion;
-  }
-
-  /** A resource's version: the store revision that wrote it. */
-  private static long version(Resource resource) {
-    try {
-      return Long.parseLong(resource.getVersion());
-    } catch (NumberFormatException e) {
-      return 0;
-    }
-  }
-
-  /**
-   * After a fresh listing: everything cached but not listed was deleted meanwhile, or left the
-   * ranges held (and is dropped quietly).
-   */
-  private void dropMissing(Set<String> listed, List<HashRange> held, long snapshotRevision) {
-    for (String key : Set.copyOf(store.keys())) {
-      if (!listed.contains(key)) {
-        Resource gone = store.remove(key);
-        if (gone != null && (held == null || Shards.contains(held, gone.getId()))) {
-          listener.accept(new ResourceEvent(ResourceEvent.Kind.DELETE, gone, gone, snapshotRevision));
-        }
-      }
-    }
-  }
-
   /** Holds no range: empties the store quietly and waits for another restriction. */
   private void holdNothing(long gen) {
-    for (String key : Set.copyOf(store.keys())) {
-      store.remove(key);
-    }
+    writer.clear();
     holding(List.of(), gen);
-    synchronized (progress) {
-      while (!restart && !closed) {
-        try {
-          progress.wait();
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }
+    progress.awaitRestriction();
   }
 }

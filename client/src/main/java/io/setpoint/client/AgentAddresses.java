@@ -18,9 +18,9 @@ import java.util.List;
 final class AgentAddresses extends NameResolverProvider {
   static final String SCHEME = "setpoint-agents";
 
-  private final List<SetpointClient.HostPort> agents;
+  private final List<HostPort> agents;
 
-  AgentAddresses(List<SetpointClient.HostPort> agents) {
+  AgentAddresses(List<HostPort> agents) {
     this.agents = List.copyOf(agents);
   }
 
@@ -52,7 +52,7 @@ final class AgentAddresses extends NameResolverProvider {
     };
   }
 
-  private static EquivalentAddressGroup group(SetpointClient.HostPort agent) {
+  private static EquivalentAddressGroup group(HostPort agent) {
     SocketAddress address = new InetSocketAddress(agent.host(), agent.port());
     return new EquivalentAddressGroup(address, Attributes.newBuilder()
         .set(EquivalentAddressGroup.ATTR_AUTHORITY_OVERRIDE, agent.host() + ":" + agent.port()).build());

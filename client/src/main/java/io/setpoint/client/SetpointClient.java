@@ -1,11 +1,6 @@
 package io.setpoint.client;
 
-import io.grpc.Channel;
-import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
-import io.grpc.Metadata;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.stub.MetadataUtils;
 import io.opentelemetry.api.OpenTelemetry;
 import io.setpoint.api.operator.v1.ListPeersResponse;
 import io.setpoint.api.operator.v1.Peer;
@@ -37,7 +32,6 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -507,84 +501,9 @@ public final class SetpointClient implements AutoCloseable {
      *     cannot be used (the message names it)
      */
     public SetpointClient build() {
-      List<HostPort> targets = new ArrayList<>();
-      String scheme = null;
-      for (String one : address.split(",", -1)) {
-        String hostPort = one.strip();
-        String oneScheme = "";
-        if (hostPort.regionMatches(true, 0, "https://", 0, 8)) {
-          hostPort = hostPort.substring(8);
-          oneScheme = "https";
-        } else if (hostPort.regionMatches(true, 0, "http://", 0, 7)) {
-          hostPort = hostPort.substring(7);
-          oneScheme = "http";
-        }
-        if (scheme != null && !scheme.equals(oneScheme)) {
-          throw new IllegalArgumentException("address \"" + address + "\" mixes schemes: give every agent the same one");
-        }
-        scheme = oneScheme;
-        hostPort = hostPort.endsWith("/") ? hostPort.substring(0, hostPort.length() - 1) : hostPort;
-        targets.add(HostPort.parse(hostPort));
-      }
-      boolean https = scheme.equals("https");
-      boolean http = scheme.equals("http");
-      boolean tls = https || trustedCa != null || clientCertificate != null;
-      if (http && tls) {
-        throw new IllegalArgumentException(
-            "address \"" + address + "\" is plaintext (http://) but TLS files were given; use https://");
-      }
-      NettyChannelBuilder builder;
-      if (targets.size() == 1) {
-        builder = NettyChannelBuilder.forAddress(targets.get(0).host(), targets.get(0).port());
-      } else {
-        AgentAddresses agents = new AgentAddresses(targets);
-        builder = NettyChannelBuilder.forTarget(agents.target()).nameResolverFactory(agents);
-      }
-      builder
-          // A page of large resources can exceed gRPC's 4 MiB default.
-          .maxInboundMessageSize(256 << 20)
-          .defaultServiceConfig(CallRetries.SERVICE_CONFIG)
-          .enableRetry();
-      if (tls) {
-        builder.sslContext(ClientTls.context(trustedCa, clientCertificate, clientKey)).useTransportSecurity();
-      } else {
-        builder.usePlaintext();
-      }
-      if (openTelemetry != null) {
-        builder.intercept(ClientTracing.of(openTelemetry));
-      }
-      ManagedChannel channel = builder.build();
-      Channel calls = ClientInterceptors.intercept(channel, new ReconnectOnDemand(channel));
-      if (token != null && !token.isEmpty()) {
-        Metadata headers = new Metadata();
-        headers.put(Metadata.Key.of(TOKEN_HEADER, Metadata.ASCII_STRING_MARSHALLER), token);
-        calls = ClientInterceptors.intercept(calls, MetadataUtils.newAttachHeadersInterceptor(headers));
-      }
-      return new SetpointClient(channel, new Rpc(calls, address, deadline), Fence.getDefaultInstance(), IGNORED, true);
-    }
-  }
-
-  /** A parsed {@code host:port}. */
-  record HostPort(String host, int port) {
-    static HostPort parse(String address) {
-      int colon = address.lastIndexOf(':');
-      String host = colon < 0 ? "" : address.substring(0, colon);
-      if (host.startsWith("[") && host.endsWith("]")) {
-        host = host.substring(1, host.length() - 1);
-      }
-      int port = -1;
-      if (colon >= 0) {
-        try {
-          port = Integer.parseInt(address.substring(colon + 1));
-        } catch (NumberFormatException e) {
-          port = -1;
-        }
-      }
-      if (host.isEmpty() || port < 1 || port > 65535) {
-        throw new IllegalArgumentException(
-            "address \"" + address + "\" must be host:port with a port in 1..65535, e.g. localhost:8500");
-      }
-      return new HostPort(host, port);
+      ClientChannel dialed = ClientChannel.dial(address, token, trustedCa, clientCertificate, clientKey, openTelemetry);
+      return new SetpointClient(dialed.channel(), new Rpc(dialed.calls(), address, deadline), Fence.getDefaultInstance(),
+          IGNORED, true);
     }
   }
 }

@@ -368,7 +368,7 @@ class SetpointClientTest {
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("host:port");
     }
-    assertThat(SetpointClient.HostPort.parse("[::1]:8500")).isEqualTo(new SetpointClient.HostPort("::1", 8500));
+    assertThat(HostPort.parse("[::1]:8500")).isEqualTo(new HostPort("::1", 8500));
   }
 
   @Test

@@ -1,26 +1,20 @@
 package io.setpoint.cli;
 
-import io.grpc.Status;
 import io.netty.util.ResourceLeakDetector;
-import io.setpoint.api.operator.v1.AddPeerRequest;
 import io.setpoint.api.tls.TlsFiles;
-import io.setpoint.client.SetpointClient;
-import io.setpoint.client.SetpointException;
 import io.setpoint.demo.DemoControllers;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.server.Agent;
-import io.setpoint.storage.engine.Limits;
 import io.setpoint.storage.raft.RaftConfig;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -46,9 +40,6 @@ final class AgentCommand implements Callable<Integer> {
   static final String DEFAULT_BIND = "127.0.0.1";
 
   private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
-  /** How long -join keeps asking a member that cannot be reached or has no leader yet. */
-  private static final Duration JOIN_RETRIES = Duration.ofSeconds(60);
-  private static final Duration JOIN_PAUSE = Duration.ofSeconds(1);
 
   @Spec private CommandSpec spec;
 
@@ -116,68 +107,9 @@ final class AgentCommand implements Callable<Integer> {
       description = "Serve the demo types but do not run their controllers (run them elsewhere: 'setpoint demo controllers').")
   private boolean noDemoControllers;
 
-  @Option(names = "-tls-cert", paramLabel = "FILE",
-      description = "Serve the API port over TLS only (gRPC, HTTP/JSON, /metrics) with this PEM certificate (chain); needs -tls-key.")
-  private Path tlsCert;
+  @Mixin private AgentTlsOptions tls;
 
-  @Option(names = "-tls-key", paramLabel = "FILE",
-      description = "The unencrypted PEM private key (PKCS#8, or PKCS#1 for RSA) of -tls-cert.")
-  private Path tlsKey;
-
-  @Option(names = "-tls-ca", paramLabel = "FILE",
-      description = "With -tls-cert: require every client to present a certificate signed by this PEM CA (mutual TLS).")
-  private Path tlsCa;
-
-  @Option(names = "-raft-tls-cert", paramLabel = "FILE",
-      description = "Talk to Raft peers over mutual TLS with this PEM certificate, which must name this member's -cluster host; "
-          + "needs -raft-tls-key and -raft-tls-ca.")
-  private Path raftTlsCert;
-
-  @Option(names = "-raft-tls-key", paramLabel = "FILE", description = "The unencrypted PEM private key of -raft-tls-cert.")
-  private Path raftTlsKey;
-
-  @Option(names = "-raft-tls-ca", paramLabel = "FILE",
-      description = "The PEM CA that signed every peer's -raft-tls-cert; peers with other certificates are refused.")
-  private Path raftTlsCa;
-
-  @Option(names = "-max-connections", paramLabel = "N",
-      description = "The most client connections open at once; new ones past it are reset on arrival (default: the "
-          + "file-descriptor limit less a fifth, at least 256, kept for the store and the JVM).")
-  private Integer maxConnections;
-
-  @Option(names = "-max-connections-per-client", paramLabel = "N",
-      description = "The most connections open at once from one client address (default: 512, or -max-connections "
-          + "when lower). Raise it for clients behind one proxy or NAT.")
-  private Integer maxConnectionsPerClient;
-
-  @Option(names = "-max-watches-per-client", paramLabel = "N",
-      description = "At most N watches open at once from each client (its token, or its address without one); "
-          + "more are refused with RESOURCE_EXHAUSTED / HTTP 429 (default: no limit).")
-  private Integer maxWatchesPerClient;
-
-  @Option(names = "-metrics-acl",
-      description = "With ACLs on: /metrics needs a token with operator:read (Authorization: Bearer).")
-  private boolean metricsAcl;
-
-  @Option(names = "-snapshot-every", paramLabel = "N",
-      description = "With -data-dir: take a snapshot of the store every N Raft log entries and purge the log behind"
-          + " it (default: 10000; one entry carries a batch of writes).")
-  private Integer snapshotEvery;
-
-  @Option(names = "-client-rate-limit", paramLabel = "N",
-      description = "At most N API requests per second from each client (its token, or its address without one); "
-          + "more are refused with RESOURCE_EXHAUSTED / HTTP 429 and Retry-After (default: no limit).")
-  private Integer clientRateLimit;
-
-  @Option(names = "-client-rate-burst", paramLabel = "N",
-      description = "With -client-rate-limit: requests a client may make at once after a quiet spell (default: "
-          + "the rate).")
-  private Integer clientRateBurst;
-
-  @Option(names = "-history-mib", paramLabel = "MIB",
-      description = "Keep at most MIB mebibytes of past resource versions for watch resumes and page tokens "
-          + "(default: an eighth of the JVM's maximum heap); the oldest are compacted first.")
-  private Integer historyMib;
+  @Mixin private AgentLimitOptions limits;
 
   @Option(names = "-plugins", paramLabel = "DIR",
       description = "Load the plugins (types with Java hooks, controllers) of every jar in DIR; see docs/plugins.md.")
@@ -213,8 +145,8 @@ final class AgentCommand implements Callable<Integer> {
     if (!dev) {
       useRecordedAddresses();
     }
-    TlsFiles apiTls = apiTls();
-    TlsFiles raftTls = raftTls();
+    TlsFiles apiTls = tls.api();
+    TlsFiles raftTls = tls.raft();
     // Armeria loads BoringSSL (netty-tcnative) as it starts, TLS or not: about 0.4 s of a start on
     // two cores. Without TLS on the API port nothing uses it (Raft's TLS is Ratis's own).
     if (apiTls == null) {
@@ -228,26 +160,14 @@ final class AgentCommand implements Callable<Integer> {
     Agent agent;
     Agent.Builder builder = Agent.builder().host(bind).port(port).acls(dev ? acls : !noAcls).tls(apiTls);
     if (dev) {
-      builder.storeLimits(limits());
+      builder.storeLimits(limits.store());
     } else if (join != null) {
-      builder.raft(raftConfig(raftTls).joining(), this::requestAdd);
+      builder.raft(raftConfig(raftTls).joining(), new JoinRequest(join, joinToken, joinCaFile)::send);
     } else {
       builder.raft(raftConfig(raftTls));
     }
     try {
-      if (maxConnections != null) {
-        builder.maxConnections(maxConnections);
-      }
-      if (maxConnectionsPerClient != null) {
-        builder.maxConnectionsPerClient(maxConnectionsPerClient);
-      }
-      builder.metricsAcl(metricsAcl);
-      if (maxWatchesPerClient != null) {
-        builder.maxWatchesPerClient(maxWatchesPerClient);
-      }
-      if (clientRateLimit != null) {
-        builder.clientRateLimit(clientRateLimit, clientRateBurst != null ? clientRateBurst : clientRateLimit);
-      }
+      limits.applyTo(builder);
       if (plugins != null) {
         builder.plugins(plugins);
       }
@@ -299,37 +219,6 @@ final class AgentCommand implements Callable<Integer> {
       }
     }
     return 0;
-  }
-
-  /**
-   * Asks the member at {@code -join} to add this one, which has no data. While that member cannot
-   * be reached or has no leader (the cluster is starting too), asks again for up to {@link
-   * #JOIN_RETRIES}.
-   */
-  private void requestAdd(String name, String raftAddress) {
-    AddPeerRequest request = AddPeerRequest.newBuilder().setName(name).setAddress(raftAddress).setLostItsData(true).build();
-    long deadline = System.nanoTime() + JOIN_RETRIES.toNanos();
-    try (SetpointClient client = SetpointClient.builder().address(join).token(joinToken).tls(joinCaFile).build()) {
-      for (;;) {
-        try {
-          client.async().addRaftPeer(request).join();
-          return;
-        } catch (CompletionException e) {
-          Throwable cause = e.getCause() == null ? e : e.getCause();
-          if (!(cause instanceof SetpointException failure) || failure.code() != Status.Code.UNAVAILABLE
-              || System.nanoTime() > deadline) {
-            throw cause instanceof RuntimeException r ? r : e;
-          }
-          log.info("-join {}: not added yet ({}); asking again", join, failure.getMessage());
-          Thread.sleep(JOIN_PAUSE.toMillis());
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("-join " + join + ": interrupted while asking to add " + name, e);
-    } catch (RuntimeException e) {
-      throw new IllegalStateException("-join " + join + ": the cluster did not add " + name + ": " + e.getMessage(), e);
-    }
   }
 
   /**
@@ -390,53 +279,15 @@ final class AgentCommand implements Callable<Integer> {
       throw usage(cluster != null ? "-cluster needs a durable store (-data-dir), not -dev" : "-dev registers the demo types already");
     }
     checkPort("-port", port, true);
-    checkAtLeastOne("-max-connections", maxConnections);
-    checkAtLeastOne("-max-connections-per-client", maxConnectionsPerClient);
-    checkAtLeastOne("-history-mib", historyMib);
-    if (metricsAcl && (dev ? !acls : noAcls)) {
-      throw usage("-metrics-acl needs ACLs on (the default with -data-dir, or -dev -acls)");
-    }
-    checkAtLeastOne("-snapshot-every", snapshotEvery);
-    checkAtLeastOne("-max-watches-per-client", maxWatchesPerClient);
-    if (dev && snapshotEvery != null) {
-      throw usage("-snapshot-every is for a durable store (-data-dir); -dev keeps no snapshots");
-    }
-    checkAtLeastOne("-client-rate-limit", clientRateLimit);
-    checkAtLeastOne("-client-rate-burst", clientRateBurst);
-    if (clientRateBurst != null && clientRateLimit == null) {
-      throw usage("-client-rate-burst goes with -client-rate-limit N");
-    }
+    refuse(limits.problem(dev, dev ? acls : !noAcls));
     checkPort("-raft-port", raftPort, false);
-    if ((tlsCert == null) != (tlsKey == null)) {
-      throw usage("-tls-cert and -tls-key go together: give both (the certificate and its private key) or neither");
-    }
-    if (tlsCa != null && tlsCert == null) {
-      throw usage("-tls-ca requires -tls-cert and -tls-key: client certificates are checked only over TLS");
-    }
-    int raftTlsFiles = (raftTlsCert == null ? 0 : 1) + (raftTlsKey == null ? 0 : 1) + (raftTlsCa == null ? 0 : 1);
-    if (raftTlsFiles != 0 && raftTlsFiles != 3) {
-      throw usage("-raft-tls-cert, -raft-tls-key and -raft-tls-ca go together: Raft peers use mutual TLS, so give all three or none");
-    }
-    if (raftTlsFiles == 3 && dev) {
-      throw usage("-raft-tls-* needs a durable store (-data-dir): -dev has no Raft peers");
-    }
+    refuse(tls.problem(dev));
   }
 
-  /** The store's bounds: the defaults, with -history-mib if given. */
-  private Limits limits() {
-    return historyMib == null ? Limits.DEFAULT : Limits.DEFAULT.withHistoryBytes((long) historyMib << 20);
-  }
-
-  private TlsFiles apiTls() {
-    if (tlsCert == null) {
-      return null;
+  private void refuse(String problem) {
+    if (problem != null) {
+      throw usage(problem);
     }
-    TlsFiles files = TlsFiles.of(tlsCert, tlsKey);
-    return tlsCa == null ? files : files.withTrustedCa(tlsCa);
-  }
-
-  private TlsFiles raftTls() {
-    return raftTlsCert == null ? null : new TlsFiles(raftTlsCert, raftTlsKey, raftTlsCa);
   }
 
   private RaftConfig raftConfig(TlsFiles raftTls) {
@@ -452,9 +303,7 @@ final class AgentCommand implements Callable<Integer> {
         throw new CliException("-raft-tls-cert/-raft-tls-key/-raft-tls-ca: " + e.getMessage(), e);
       }
     }
-    RaftConfig config = RaftConfig.of(node, dataDir, raftPort, peers).withLimits(limits()).withTls(raftTls);
-    return snapshotEvery == null ? config
-        : config.withTuning(config.tuning().withSnapshots(snapshotEvery, config.tuning().logSegmentBytes()));
+    return limits.applyTo(RaftConfig.of(node, dataDir, raftPort, peers).withTls(raftTls));
   }
 
   private Map<String, String> parseCluster(String text) {
@@ -480,12 +329,6 @@ final class AgentCommand implements Callable<Integer> {
   private void checkPort(String option, int value, boolean zeroAllowed) {
     if (value < (zeroAllowed ? 0 : 1) || value > 65535) {
       throw usage(option + " must be within " + (zeroAllowed ? 0 : 1) + "..65535, was " + value);
-    }
-  }
-
-  private void checkAtLeastOne(String option, Integer value) {
-    if (value != null && value < 1) {
-      throw usage(option + " must be at least 1, was " + value);
     }
   }
 

@@ -1,11 +1,18 @@
 package io.setpoint.cli;
 
-import io.setpoint.loadgen.Op;
-import io.setpoint.loadgen.Ports;
-import io.setpoint.loadgen.SetpointTarget;
-import io.setpoint.loadgen.WriteLoad;
+import com.google.protobuf.Any;
+import io.grpc.Status;
+import io.setpoint.api.Ids;
+import io.setpoint.api.v1.Resource;
+import io.setpoint.client.SetpointClient;
+import io.setpoint.client.SetpointException;
+import io.setpoint.demo.DemoTypes;
+import io.setpoint.demo.v2.Artist;
+import io.setpoint.demo.v2.Genre;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.management.ManagementFactory;
@@ -22,6 +29,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
 import picocli.CommandLine;
 
@@ -39,7 +47,7 @@ import picocli.CommandLine;
  *       CLI_CONFIGURATION}, then the clients' in another that records nothing, and stops them.
  *   <li>{@code cli DEV_ADDRESS DURABLE_ADDRESS}: the README's commands against those agents.
  *   <li>{@code clients DEV_ADDRESS DURABLE_ADDRESS}: calls their HTTP API, then writes to each
- *       from a few closed-loop gRPC clients (the load generator of {@code setpoint bench}).
+ *       from a few closed-loop gRPC clients.
  * </ul>
  *
  * <p>The build runs it ({@code cli/pom.xml}, profile {@code aot-cache}); a command that fails
@@ -48,6 +56,7 @@ import picocli.CommandLine;
 public final class AotTraining {
   /** How long each agent takes writes from the load clients: long enough to load the whole write path. */
   private static final Duration LOAD = Duration.ofSeconds(4);
+  private static final int LOAD_CLIENTS = 4;
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
   private static final String ARTIST = """
       id: {type: demo.v2.Artist, name: miles-davis}
@@ -81,7 +90,7 @@ public final class AotTraining {
   private static void trainAgents(Path cliConfiguration) throws Exception {
     long start = System.nanoTime();
     Path dataDir = Files.createTempDirectory("setpoint-aot-training");
-    List<Integer> ports = Ports.pick(0, 3);
+    List<Integer> ports = freePorts(3);
     String dev = "127.0.0.1:" + ports.get(0);
     String durable = "127.0.0.1:" + ports.get(1);
     try (RunningAgent devAgent = RunningAgent.start(List.of("agent", "-dev", "-port", Integer.toString(ports.get(0))));
@@ -169,13 +178,88 @@ public final class AotTraining {
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
   }
 
-  /** Puts, then compare-and-swaps, from four closed-loop gRPC clients: the path of a busy agent. */
+  /**
+   * Puts, then compare-and-swaps, from a few closed-loop gRPC clients, each on keys of its own: the
+   * path of a busy agent, a conflict's included.
+   */
   private static void load(String address) throws InterruptedException {
-    try (SetpointTarget target = SetpointTarget.connect(List.of(address), null, TIMEOUT.toMillis())) {
-      WriteLoad.awaitWritable(target, TIMEOUT);
-      WriteLoad load = WriteLoad.prepare(target, new WriteLoad.Options(4, 8, LOAD.dividedBy(4), LOAD.dividedBy(4)));
-      System.out.println("aot training: " + load.run(Op.PUT));
-      System.out.println("aot training: " + load.run(Op.CAS));
+    try (SetpointClient client = SetpointClient.connect(address)) {
+      awaitWritable(client);
+      for (boolean cas : new boolean[] {false, true}) {
+        LongAdder writes = new LongAdder();
+        long until = System.nanoTime() + LOAD.dividedBy(2).toNanos();
+        List<Thread> clients = new ArrayList<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        for (int c = 0; c < LOAD_CLIENTS; c++) {
+          String prefix = "aot-" + c + "-";
+          clients.add(Thread.ofVirtual().start(() -> {
+            try {
+              for (long seq = 0; System.nanoTime() < until; seq++) {
+                write(client, prefix + (seq % 8), seq, cas);
+                writes.increment();
+              }
+            } catch (Throwable t) {
+              failure.compareAndSet(null, t);
+            }
+          }));
+        }
+        for (Thread thread : clients) {
+          thread.join();
+        }
+        if (failure.get() != null) {
+          throw new IllegalStateException("the training's " + (cas ? "CAS" : "put") + " load failed", failure.get());
+        }
+        System.out.printf("aot training: %d %s writes to %s%n", writes.sum(), cas ? "CAS" : "put", address);
+      }
+    }
+  }
+
+  /** Writes until the store takes one: a durable node elects itself leader after it reports ready. */
+  private static void awaitWritable(SetpointClient client) throws InterruptedException {
+    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+    while (true) {
+      try {
+        write(client, "aot-probe", 0, false);
+        return;
+      } catch (SetpointException e) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("no write was taken within " + TIMEOUT, e);
+        }
+        Thread.sleep(50);
+      }
+    }
+  }
+
+  /** A put of {@code key}, or a compare-and-swap on the version just read (a conflict is part of the path). */
+  private static void write(SetpointClient client, String key, long seq, boolean cas) {
+    Resource.Builder artist = Resource.newBuilder().setId(Ids.of(DemoTypes.ARTIST, key)).setData(Any.pack(
+        Artist.newBuilder().setName("Load " + key).setGenre(Genre.GENRE_DISCO).setDescription("write " + seq).build()));
+    if (!cas) {
+      client.write(artist.build());
+      return;
+    }
+    String version = client.findConsistent(artist.getId()).map(Resource::getVersion).orElse("");
+    try {
+      client.write(artist.setVersion(version).build());
+    } catch (SetpointException e) {
+      if (e.code() != Status.Code.ABORTED) {
+        throw e;
+      }
+    }
+  }
+
+  /** {@code count} distinct loopback ports, free a moment ago: all bound at once, then released for the agents. */
+  private static List<Integer> freePorts(int count) throws IOException {
+    List<ServerSocket> held = new ArrayList<>();
+    try {
+      while (held.size() < count) {
+        held.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+      }
+      return held.stream().map(ServerSocket::getLocalPort).toList();
+    } finally {
+      for (ServerSocket socket : held) {
+        socket.close();
+      }
     }
   }
 

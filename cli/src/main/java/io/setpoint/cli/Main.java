@@ -1,7 +1,6 @@
 package io.setpoint.cli;
 
 import io.grpc.Status;
-import io.setpoint.cli.bench.BenchCommand;
 import io.setpoint.client.SetpointException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -35,8 +34,12 @@ import picocli.CommandLine.UnmatchedArgumentException;
     versionProvider = Main.Version.class,
     description = "A resource-oriented control plane for the JVM.")
 public final class Main {
-  static final int FAILED = 1;
-  static final int USAGE = 2;
+  /** The exit code of a failed operation. */
+  public static final int FAILED = 1;
+  /** The exit code of a usage error. */
+  public static final int USAGE = 2;
+  /** {@code setpoint bench}: in the setpoint-bench module, on the class path only where {@code ./setpoint bench} puts it. */
+  static final String BENCH_COMMAND = "io.setpoint.bench.BenchCommand";
   private static final String PICOCLI_CLOSURES = "picocli.disable.closures";
   private static final String GRPC_NO_NATIVE_TRANSPORT = "io.grpc.netty.shaded.io.netty.transport.noNative";
   /** The commands that stop what they started in a shutdown hook, so must exit through them. */
@@ -52,7 +55,7 @@ public final class Main {
   static final Map<String, Class<?>> SUBCOMMANDS = subcommands(
       "agent", AgentCommand.class, "resource", ResourceCommand.class, "type", TypeCommand.class,
       "acl", AclCommand.class, "operator", OperatorCommand.class, "snapshot", SnapshotCommand.class,
-      "bench", BenchCommand.class, "controller", ControllerCommand.class, "why", WhyCommand.class,
+      "bench", benchCommand(), "controller", ControllerCommand.class, "why", WhyCommand.class,
       "demo", DemoCommand.class, "help", CommandLine.HelpCommand.class);
 
   private final InputStream stdin;
@@ -99,7 +102,7 @@ public final class Main {
    * usage errors and anything else get all of them, so help lists every command and a misspelt one
    * gets suggestions.
    */
-  static CommandLine commandLine(InputStream stdin, String... args) {
+  public static CommandLine commandLine(InputStream stdin, String... args) {
     // Picocli otherwise looks for Groovy on the class path, which opens every jar on it to find
     // nothing: about 80 ms of every command. No command of ours is written in Groovy.
     System.getProperties().putIfAbsent(PICOCLI_CLOSURES, "true");
@@ -118,6 +121,15 @@ public final class Main {
     cmd.setExecutionExceptionHandler(Main::onFailure);
     cmd.setParameterExceptionHandler(Main::onUsageError);
     return cmd;
+  }
+
+  /** The benchmarks' command when they are on the class path, else one that says where they are. */
+  private static Class<?> benchCommand() {
+    try {
+      return Class.forName(BENCH_COMMAND, false, Main.class.getClassLoader());
+    } catch (ClassNotFoundException e) {
+      return BenchUnavailable.class;
+    }
   }
 
   private static Map<String, Class<?>> subcommands(Object... nameThenClass) {

@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
  * One in-process run of the command line with captured output. {@link #start} runs it on its own
  * thread for the commands that only end when interrupted.
  */
-final class CliRun {
+public final class CliRun {
   private final StringWriter out = new StringWriter();
   private final StringWriter err = new StringWriter();
   private final String stdin;
@@ -23,19 +23,19 @@ final class CliRun {
   }
 
   /** Runs {@code args} to completion with {@code stdin} as standard input. */
-  static CliRun runWithStdin(String stdin, String... args) {
+  public static CliRun runWithStdin(String stdin, String... args) {
     CliRun run = new CliRun(stdin, args);
     run.execute();
     return run;
   }
 
   /** Runs {@code args} to completion with empty standard input. */
-  static CliRun run(String... args) {
+  public static CliRun run(String... args) {
     return runWithStdin("", args);
   }
 
   /** Starts {@code args} on a new thread; stop it with {@link #interruptAndJoin()}. */
-  static CliRun start(String... args) {
+  public static CliRun start(String... args) {
     CliRun run = new CliRun("", args);
     run.thread = Thread.ofPlatform().name("cli-" + args[0]).start(run::execute);
     return run;
@@ -49,7 +49,7 @@ final class CliRun {
   }
 
   /** Interrupts the run's thread and waits (at most 10 seconds) for it to end. */
-  CliRun interruptAndJoin() throws InterruptedException {
+  public CliRun interruptAndJoin() throws InterruptedException {
     thread.interrupt();
     thread.join(10_000);
     if (thread.isAlive()) {
@@ -59,15 +59,15 @@ final class CliRun {
   }
 
   /** The exit code, or null while still running. */
-  Integer code() {
+  public Integer code() {
     return code;
   }
 
-  String out() {
+  public String out() {
     return out.toString();
   }
 
-  String err() {
+  public String err() {
     return err.toString();
   }
 

@@ -54,6 +54,14 @@ class MainTest {
     assertThat(helpFor.out()).contains("Usage: setpoint snapshot");
   }
 
+  /** The benchmarks live in setpoint-bench, which the CLI's own class path does not carry. */
+  @Test
+  void benchOnTheClisOwnClassPathSaysWhereTheBenchmarksAre() {
+    CliRun bench = CliRun.run("bench", "writes", "-nodes", "1");
+    assertThat(bench.code()).isEqualTo(Main.FAILED);
+    assertThat(bench.err()).contains("the benchmarks are not in this build of setpoint", "./setpoint bench");
+  }
+
   @Test
   void aMisspeltCommandIsAUsageErrorWithSuggestions() {
     CliRun misspelt = CliRun.run("resorce", "list");

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.setpoint.cli.CliRun;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.server.Agent;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;

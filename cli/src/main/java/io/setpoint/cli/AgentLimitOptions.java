@@ -1,7 +1,7 @@
 package io.setpoint.cli;
 
 import io.setpoint.server.Agent;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.storage.raft.RaftConfig;
 import picocli.CommandLine.Option;
 

@@ -9,7 +9,7 @@ import io.setpoint.controller.time.Ticker;
 import io.setpoint.resource.Registry;
 import io.setpoint.server.plugin.SetpointPlugin;
 import io.setpoint.storage.Backend;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.storage.raft.RaftConfig;
 import java.nio.file.Path;
 import java.time.Clock;

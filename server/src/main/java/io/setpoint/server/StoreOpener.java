@@ -1,7 +1,7 @@
 package io.setpoint.server;
 
 import io.setpoint.storage.Backend;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.storage.memory.MemoryBackend;
 import io.setpoint.storage.raft.RaftBackend;
 import io.setpoint.storage.raft.RaftConfig;

@@ -11,7 +11,7 @@ import io.setpoint.demo.DemoTypes;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.ForwardingBackend;
 import io.setpoint.storage.WatchCursor;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.storage.memory.MemoryBackend;
 import java.time.Duration;
 import java.util.Map;

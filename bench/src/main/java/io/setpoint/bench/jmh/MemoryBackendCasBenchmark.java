@@ -1,7 +1,7 @@
 package io.setpoint.bench.jmh;
 
 import io.setpoint.api.v1.Resource;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.storage.memory.MemoryBackend;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

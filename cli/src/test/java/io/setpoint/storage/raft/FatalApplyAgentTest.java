@@ -13,7 +13,6 @@ import io.setpoint.client.SetpointException;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.server.Agent;
-import io.setpoint.storage.engine.Limits;
 import io.setpoint.testkit.FreePorts;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -2,7 +2,7 @@ package io.setpoint.storage.raft;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.BackupFile;
-import io.setpoint.storage.engine.ResourceIndex;
+import io.setpoint.storage.engine.StoreEngine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -53,7 +53,7 @@ public final class BackupRestore {
     List<Resource> resources = snapshot.resources();
     // What the member would refuse when it loads the snapshot (a key twice, a version past the
     // revision) is refused now, before anything is written.
-    ResourceIndex.restore(config.limits(), snapshot.header().getRevision(), resources);
+    StoreEngine.checkRestore(config.limits(), snapshot.header().getRevision(), resources);
     boolean existed = Files.exists(dir);
     try {
       TermIndex last;

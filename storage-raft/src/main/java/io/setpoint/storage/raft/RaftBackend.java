@@ -15,8 +15,7 @@ import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StoreSnapshot;
 import io.setpoint.storage.WatchCursor;
-import io.setpoint.storage.engine.Fences;
-import io.setpoint.storage.engine.Query;
+import io.setpoint.storage.engine.StoreEngine;
 import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
 import io.setpoint.storage.raft.v1.Delete;
@@ -327,7 +326,7 @@ public final class RaftBackend implements Backend, Replication {
     if (consistency == Consistency.STRONG) {
       catchUp();
     }
-    return store.index().read(id);
+    return store.engine().read(id);
   }
 
   @Override
@@ -371,7 +370,7 @@ public final class RaftBackend implements Backend, Replication {
   @Override
   public Resource findRequest(ID id, String requestId) {
     checkOpen();
-    return store.findRequest(id, requestId);
+    return store.engine().findRequest(id, requestId);
   }
 
   private static Op write(Resource resource, Fence fence, String requestId) {
@@ -380,7 +379,7 @@ public final class RaftBackend implements Backend, Replication {
 
   /** The op, carrying the fence only when there is one (most writes have none: no bytes spent). */
   private static Op fenced(Op.Builder op, Fence fence) {
-    return Fences.isSet(fence) ? op.setFence(fence).build() : op.build();
+    return StoreEngine.fences(fence) ? op.setFence(fence).build() : op.build();
   }
 
   private static Resource written(Resource resource, Outcome outcome) {
@@ -411,14 +410,14 @@ public final class RaftBackend implements Backend, Replication {
     if (consistency == Consistency.STRONG) {
       catchUp();
     }
-    return store.index().list(new Query(type, tenancy, namePrefix), limit, pageToken);
+    return store.engine().list(type, tenancy, namePrefix, limit, pageToken);
   }
 
   /** Served from this member's applied state, which includes every write made through it. */
   @Override
   public List<Resource> listByOwner(ID owner) {
     checkOpen();
-    return store.index().listByOwner(owner);
+    return store.engine().listByOwner(owner);
   }
 
   /**
@@ -430,14 +429,14 @@ public final class RaftBackend implements Backend, Replication {
   @Override
   public WatchCursor watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
     checkOpen();
-    if (Long.compareUnsigned(sinceRevision, store.index().revision()) > 0) {
+    if (Long.compareUnsigned(sinceRevision, store.engine().revision()) > 0) {
       try {
         catchUp();
       } catch (StorageException e) {
         // No leader to catch up with before the timeout: the revision is judged by what is applied.
       }
     }
-    return store.watch(new Query(type, tenancy, namePrefix), sinceRevision);
+    return store.engine().watch(type, tenancy, namePrefix, sinceRevision);
   }
 
   /**
@@ -614,12 +613,12 @@ public final class RaftBackend implements Backend, Replication {
   /** This member's store as it has applied it (a follower's may trail the leader's). */
   @Override
   public StoreSnapshot snapshot() {
-    return store.index().snapshotNow();
+    return store.engine().snapshot();
   }
 
   @Override
   public void closeWatches(String reason) {
-    store.closeWatches(reason);
+    store.engine().closeWatches(reason);
   }
 
   /** Closes every watch, leaves the cluster (the data directory stays) and releases the port. */
@@ -633,7 +632,7 @@ public final class RaftBackend implements Backend, Replication {
     }
     health.close();
     writes.close();
-    store.close();
+    store.engine().close();
     forwards.close();
     if (viaClient != null) {
       viaClient.close();

@@ -1,7 +1,7 @@
 package io.setpoint.storage.raft;
 
 import io.setpoint.api.tls.TlsFiles;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -2,9 +2,7 @@ package io.setpoint.storage.raft;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.StorageException;
-import io.setpoint.storage.engine.AppliedRequests.Applied;
-import io.setpoint.storage.engine.ResourceIndex;
-import io.setpoint.storage.engine.RetainedHistory;
+import io.setpoint.storage.engine.StoreEngine;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -32,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * Writes the state machine's snapshots on a thread of their own, so that applying goes on while
  * one is written. The apply thread only notes the revision and log position and copies the
  * references of the retained history (whose entries never change once made); the writer reads the
- * store as of that revision from its version chains ({@link ResourceIndex#forEachLiveAt}), which
+ * store as of that revision from its version chains ({@link StoreEngine.Image#forEachLive}), which
  * later writes leave alone. If the history that revision needs is cut before the walk ends (writes
  * outran the writer), the next snapshot copies the live set on the apply thread instead, as a
  * snapshot must eventually succeed for the log to be purged.
@@ -84,37 +82,26 @@ final class SnapshotWriter implements AutoCloseable {
     if (!writing.isDone()) {
       return RaftLog.INVALID_LOG_INDEX;
     }
-    ResourceIndex index = store.index();
-    long revision = index.revision();
+    // The image copies references only; the live set is copied here only after a walk lost its revision.
+    StoreEngine.Image image = store.engine().image();
     List<Resource> copied = null;
     if (copyOnApplyThread) {
       copied = new ArrayList<>();
-      index.forEachLive(copied::add);
+      store.engine().forEachLive(copied::add);
     }
     List<Resource> live = copied;
-    // Copies of references, a fraction of a millisecond (the history a few) even when they hold their most.
-    List<Applied> requests = store.requests();
-    RetainedHistory history = index.retainedHistory();
     long started = System.nanoTime();
-    writing = CompletableFuture.runAsync(
-        () -> write(last, index, revision, live, requests, history, file, started), executor);
+    writing = CompletableFuture.runAsync(() -> write(last, image, live, file, started), executor);
     return RaftLog.INVALID_LOG_INDEX;
   }
 
-  private void write(
-      TermIndex last,
-      ResourceIndex index,
-      long revision,
-      List<Resource> copied,
-      List<Applied> requests,
-      RetainedHistory history,
-      File file,
-      long started) {
+  private void write(TermIndex last, StoreEngine.Image image, List<Resource> copied, File file, long started) {
+    long revision = image.revision();
     List<Resource> live = copied;
     if (live == null) {
       live = new ArrayList<>();
       try {
-        index.forEachLiveAt(revision, live::add);
+        image.forEachLive(live::add);
       } catch (StorageException e) {
         copyOnApplyThread = true;
         log.info("writes outran the snapshot of revision {} ({}); the next one is copied while applying waits",
@@ -125,7 +112,7 @@ final class SnapshotWriter implements AutoCloseable {
     copyOnApplyThread = false;
     try {
       // On failure (a full disk, say) this removes its temporary file and leaves any earlier one.
-      SnapshotFile.write(file.toPath(), new SnapshotFile.Contents(revision, live, requests, history));
+      SnapshotFile.write(file.toPath(), new SnapshotFile.Contents(revision, live, image.requests(), image.history()));
       MD5Hash md5;
       try {
         md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);

@@ -9,7 +9,7 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

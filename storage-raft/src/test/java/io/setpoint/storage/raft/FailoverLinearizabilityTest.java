@@ -4,7 +4,7 @@ import static io.setpoint.storage.conformance.Fixtures.id;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.setpoint.api.v1.ID;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.api.history.KeyHistory;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.Consistency;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

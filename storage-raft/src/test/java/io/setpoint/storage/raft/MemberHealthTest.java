@@ -14,7 +14,7 @@ import io.setpoint.storage.Consistency;
 import io.setpoint.storage.Health;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.testkit.FreePorts;
 import io.setpoint.testkit.Tmpfs;

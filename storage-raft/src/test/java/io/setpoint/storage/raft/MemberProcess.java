@@ -7,7 +7,7 @@ import static io.setpoint.storage.conformance.Fixtures.resource;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.Consistency;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -12,7 +12,7 @@ import io.setpoint.storage.Consistency;
 import io.setpoint.storage.Replication.Member;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.api.history.KeyHistory;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -11,7 +11,7 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.testkit.FreePorts;
 import io.setpoint.testkit.TestCertificates;
 import java.nio.file.Path;

@@ -12,9 +12,8 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.WatchCursor;
-import io.setpoint.storage.engine.Limits;
-import io.setpoint.storage.engine.Query;
-import io.setpoint.storage.engine.RetainedHistory;
+import io.setpoint.storage.engine.StoreEngine.Limits;
+import io.setpoint.storage.engine.StoreEngine.RetainedHistory;
 import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
 import io.setpoint.storage.raft.v1.Delete;
@@ -26,8 +25,6 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ReplicatedStoreTest {
-  private static final Query WIDGETS = new Query(WIDGET, DEFAULT_TENANCY, "");
-
   private static Op write(Resource r) {
     return Op.newBuilder().setWrite(r).build();
   }
@@ -79,8 +76,8 @@ class ReplicatedStoreTest {
     }
     List<Resource> first = new ArrayList<>();
     List<Resource> second = new ArrayList<>();
-    one.forEachLive(first::add);
-    two.forEachLive(second::add);
+    one.engine().forEachLive(first::add);
+    two.engine().forEachLive(second::add);
     assertThat(second).isEqualTo(first).hasSize(3);
   }
 
@@ -90,17 +87,17 @@ class ReplicatedStoreTest {
     Op create = write(resource(id("a"))).toBuilder().setRequestId("req-1").build();
     Outcome first = store.apply(Batch.newBuilder().addOps(create).build()).getOutcomes(0);
     assertThat(first.getWritten()).isTrue();
-    Resource stored = store.index().read(id("a"));
+    Resource stored = store.engine().read(id("a"));
 
     Outcome repeated = store.apply(Batch.newBuilder().addOps(create).build()).getOutcomes(0);
     assertThat(repeated.getRepeated()).isEqualTo(stored);
-    assertThat(store.index().revision()).as("nothing was written").isEqualTo(first.getRevision());
-    assertThat(store.findRequest(id("a"), "req-1")).isEqualTo(stored);
+    assertThat(store.engine().revision()).as("nothing was written").isEqualTo(first.getRevision());
+    assertThat(store.engine().findRequest(id("a"), "req-1")).isEqualTo(stored);
 
     // A member restored from a snapshot decides the repeat alike.
     ReplicatedStore restored = new ReplicatedStore(Limits.DEFAULT);
-    restored.restore(store.index().revision(), List.of(stored), store.requests(),
-        RetainedHistory.none(store.index().revision()), 3);
+    restored.restore(store.engine().revision(), List.of(stored), store.engine().image().requests(),
+        RetainedHistory.none(store.engine().revision()), 3);
     assertThat(restored.apply(Batch.newBuilder().addOps(create).build()).getOutcomes(0).getRepeated())
         .isEqualTo(stored);
   }
@@ -109,7 +106,7 @@ class ReplicatedStoreTest {
   void restoringASnapshotClosesWatchesAndResumingBeforeItIsCompacted() throws InterruptedException {
     ReplicatedStore store = new ReplicatedStore(Limits.DEFAULT);
     store.apply(Batch.newBuilder().addOps(write(resource(id("a")))).build());
-    WatchCursor watch = store.watch(WIDGETS, 0);
+    WatchCursor watch = store.engine().watch(WIDGET, DEFAULT_TENANCY, "", 0);
     assertThat(watch.poll(Duration.ofSeconds(1)).hasUpsert()).isTrue();
     assertThat(watch.poll(Duration.ofSeconds(1)).hasEndOfSnapshot()).isTrue();
 
@@ -117,13 +114,13 @@ class ReplicatedStoreTest {
     store.restore(50, List.of(restored), List.of(), RetainedHistory.none(50), 7);
 
     assertFails(Reason.WATCH_CLOSED, () -> watch.poll(Duration.ofSeconds(1)));
-    assertFails(Reason.COMPACTED, () -> store.watch(WIDGETS, 1));
+    assertFails(Reason.COMPACTED, () -> store.engine().watch(WIDGET, DEFAULT_TENANCY, "", 1));
     assertThat(store.applied().get()).isEqualTo(50);
     assertThat(store.logIndex()).as("the log index the snapshot was taken at").isEqualTo(7);
-    assertThat(store.index().read(id("z"))).isEqualTo(restored);
-    assertFails(Reason.NOT_FOUND, () -> store.index().read(id("a")));
+    assertThat(store.engine().read(id("z"))).isEqualTo(restored);
+    assertFails(Reason.NOT_FOUND, () -> store.engine().read(id("a")));
 
-    WatchCursor fresh = store.watch(WIDGETS, 0);
+    WatchCursor fresh = store.engine().watch(WIDGET, DEFAULT_TENANCY, "", 0);
     WatchEvent first = fresh.poll(Duration.ofSeconds(1));
     assertThat(first.getUpsert().getResource()).isEqualTo(restored);
     WatchEvent end = fresh.poll(Duration.ofSeconds(1));
@@ -133,7 +130,7 @@ class ReplicatedStoreTest {
     assertThat(fresh.poll(Duration.ofSeconds(1)).getRevision())
         .as("revisions continue from the snapshot's")
         .isEqualTo(51);
-    WatchCursor resumed = store.watch(WIDGETS, 50);
+    WatchCursor resumed = store.engine().watch(WIDGET, DEFAULT_TENANCY, "", 50);
     assertThat(resumed.poll(Duration.ofSeconds(1)).getRevision()).isEqualTo(51);
   }
 }

@@ -10,7 +10,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.Consistency;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;

@@ -2,7 +2,7 @@ package io.setpoint.storage.raft;
 
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.conformance.BackendConformanceTest;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;

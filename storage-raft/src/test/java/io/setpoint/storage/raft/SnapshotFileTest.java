@@ -7,8 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.setpoint.api.v1.Resource;
-import io.setpoint.storage.engine.AppliedRequests.Applied;
-import io.setpoint.storage.engine.RetainedHistory;
+import io.setpoint.storage.engine.StoreEngine.Applied;
+import io.setpoint.storage.engine.StoreEngine.RetainedHistory;
 import io.setpoint.storage.raft.v1.SnapshotHeader;
 import io.setpoint.testkit.Tmpfs;
 import java.io.IOException;

@@ -6,7 +6,7 @@ import static io.setpoint.storage.conformance.Fixtures.resource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.setpoint.api.v1.Resource;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.Delete;
 import io.setpoint.storage.raft.v1.Op;
@@ -42,7 +42,7 @@ class SnapshotWriterTest {
   /** Changes resource a {@code times} times, one batch each. */
   private static void update(ReplicatedStore store, String data, int times) {
     for (int i = 0; i < times; i++) {
-      store.apply(Batch.newBuilder().addOps(write(changed(store.index().read(id("a")), data + i))).build());
+      store.apply(Batch.newBuilder().addOps(write(changed(store.engine().read(id("a")), data + i))).build());
     }
   }
 
@@ -62,11 +62,11 @@ class SnapshotWriterTest {
     Resource a = resource(id("a"));
     store.apply(Batch.newBuilder().addOps(write(a)).addOps(write(resource(id("b")))).build());
     List<Resource> before = new ArrayList<>();
-    store.index().forEachLive(before::add);
+    store.engine().forEachLive(before::add);
 
     assertThat(writer.take(TermIndex.valueOf(1, 2), store, file(2))).isEqualTo(RaftLog.INVALID_LOG_INDEX);
     // Applied after the snapshot was taken, before it is written.
-    Resource a2 = changed(store.index().read(id("a")), "two");
+    Resource a2 = changed(store.engine().read(id("a")), "two");
     store.apply(Batch.newBuilder()
         .addOps(write(a2))
         .addOps(Op.newBuilder().setDelete(Delete.newBuilder().setId(id("b")).setVersion("")))
@@ -114,7 +114,7 @@ class SnapshotWriterTest {
     assertThat(Files.exists(file(1).toPath())).isFalse();
 
     assertThat(writer.take(TermIndex.valueOf(1, 9), store, file(9))).isEqualTo(RaftLog.INVALID_LOG_INDEX);
-    Resource asTaken = store.index().read(id("a"));
+    Resource asTaken = store.engine().read(id("a"));
     update(store, "w", 8);
     runPending();
     SnapshotFile.Contents contents = SnapshotFile.readVerified(file(9).toPath());

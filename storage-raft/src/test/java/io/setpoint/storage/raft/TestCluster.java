@@ -5,7 +5,7 @@ import static io.setpoint.storage.conformance.Fixtures.resource;
 import static org.awaitility.Awaitility.await;
 
 import io.setpoint.api.v1.Resource;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.testkit.FreePorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;

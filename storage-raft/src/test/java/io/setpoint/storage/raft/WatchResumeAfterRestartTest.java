@@ -10,7 +10,7 @@ import static org.awaitility.Awaitility.await;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.WatchCursor;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.testkit.FreePorts;
 import java.io.IOException;
 import java.nio.file.Files;

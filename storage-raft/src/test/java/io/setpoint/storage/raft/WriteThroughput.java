@@ -6,7 +6,7 @@ import static io.setpoint.storage.conformance.Fixtures.id;
 import static io.setpoint.storage.conformance.Fixtures.tenancy;
 
 import io.setpoint.api.v1.Resource;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

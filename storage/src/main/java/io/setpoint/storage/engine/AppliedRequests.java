@@ -2,6 +2,7 @@ package io.setpoint.storage.engine;
 
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
+import io.setpoint.storage.engine.StoreEngine.Applied;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,14 +19,11 @@ import java.util.Map;
  * same writes at the same point of the log to decide a repeat alike. Not thread-safe: the store's
  * writer changes it and readers take the writer's lock.
  */
-public final class AppliedRequests {
+final class AppliedRequests {
   /** How many writes are remembered at most. */
-  public static final int MAX_REQUESTS = 50_000;
+  static final int MAX_REQUESTS = 50_000;
   /** How many bytes of stored resources (their encoded size) are remembered at most. */
-  public static final long MAX_BYTES = 32L << 20;
-
-  /** One remembered write: its request id and the resource it stored. */
-  public record Applied(String requestId, Resource stored) {}
+  static final long MAX_BYTES = 32L << 20;
 
   private final int maxRequests;
   private final long maxBytes;
@@ -35,7 +33,7 @@ public final class AppliedRequests {
   private long bytes;
 
   /** Remembers none yet, within {@link #MAX_REQUESTS} and {@link #MAX_BYTES}. */
-  public AppliedRequests() {
+  AppliedRequests() {
     this(MAX_REQUESTS, MAX_BYTES);
   }
 
@@ -45,7 +43,7 @@ public final class AppliedRequests {
   }
 
   /** Remembers {@code applied}, oldest first, as {@link #entries()} lists them. */
-  public static AppliedRequests of(List<Applied> applied) {
+  static AppliedRequests of(List<Applied> applied) {
     AppliedRequests requests = new AppliedRequests();
     applied.forEach(a -> requests.record(a.requestId(), a.stored()));
     return requests;
@@ -56,7 +54,7 @@ public final class AppliedRequests {
    * {@code id} (the name, whatever the version or uid); otherwise null: a request id reused for
    * another resource does not make that write a repeat.
    */
-  public Resource find(String requestId, ID id) {
+  Resource find(String requestId, ID id) {
     Applied applied = byId.get(requestId);
     if (applied == null || !StoreKeys.of(applied.stored().getId()).equals(StoreKeys.of(id))) {
       return null;
@@ -68,12 +66,12 @@ public final class AppliedRequests {
    * What a delete of {@code id} that carried a request id is remembered by: the name alone, since
    * only its being a repeat matters, not what it deleted ({@code deleted}, or null for nothing).
    */
-  public static Resource deleted(ID id, Resource deleted) {
+  static Resource deleted(ID id, Resource deleted) {
     return Resource.newBuilder().setId(deleted != null ? deleted.getId() : id).build();
   }
 
   /** Remembers that the write carrying {@code requestId} stored {@code stored}. */
-  public void record(String requestId, Resource stored) {
+  void record(String requestId, Resource stored) {
     Applied applied = new Applied(requestId, stored);
     byId.put(requestId, applied);
     order.addLast(applied);
@@ -86,12 +84,12 @@ public final class AppliedRequests {
   }
 
   /** How many writes are remembered. */
-  public int size() {
+  int size() {
     return order.size();
   }
 
   /** Every remembered write, oldest first: what a snapshot keeps, for {@link #of} to restore. */
-  public List<Applied> entries() {
+  List<Applied> entries() {
     return new ArrayList<>(order);
   }
 }

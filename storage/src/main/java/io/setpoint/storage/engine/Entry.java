@@ -8,7 +8,7 @@ import io.setpoint.api.v1.WatchEvent;
  * resource that was deleted then. Entries of a key form a chain from the newest back through
  * {@link #previous()} as far as the retained history reaches.
  */
-public final class Entry {
+final class Entry {
   final String key;
   final long revision;
   final Resource resource;
@@ -25,17 +25,17 @@ public final class Entry {
   }
 
   /** The store revision of this change. */
-  public long revision() {
+  long revision() {
     return revision;
   }
 
   /** The stored resource, or the deleted one for a tombstone. */
-  public Resource resource() {
+  Resource resource() {
     return resource;
   }
 
   /** True when this entry records a deletion. */
-  public boolean deleted() {
+  boolean deleted() {
     return deleted;
   }
 
@@ -57,7 +57,7 @@ public final class Entry {
   }
 
   /** This change as a watch event. */
-  public WatchEvent toEvent() {
+  WatchEvent toEvent() {
     WatchEvent.Builder event = WatchEvent.newBuilder().setRevision(revision);
     if (deleted) {
       event.getDeleteBuilder().setResource(resource);

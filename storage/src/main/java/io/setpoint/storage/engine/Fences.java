@@ -14,11 +14,11 @@ import io.setpoint.storage.StorageException.Reason;
  * Checks a write's {@link Fence} against the stored lease. Backends call it under their writer,
  * just before the write it guards, so no change of holder can come in between.
  */
-public final class Fences {
+final class Fences {
   private Fences() {}
 
   /** Whether {@code fence} fences anything: the empty fence (no lease) lets every write through. */
-  public static boolean isSet(Fence fence) {
+  static boolean isSet(Fence fence) {
     return !fence.getLease().isEmpty();
   }
 
@@ -28,7 +28,7 @@ public final class Fences {
    *
    * @throws StorageException {@code FENCED}, saying who holds the lease now
    */
-  public static void check(ResourceIndex index, Fence fence) {
+  static void check(ResourceIndex index, Fence fence) {
     if (!isSet(fence)) {
       return;
     }
@@ -54,7 +54,6 @@ public final class Fences {
       throw fenced(fence, "its holder released it");
     }
   }
-
 
   private static StorageException fenced(Fence fence, String why) {
     return new StorageException(

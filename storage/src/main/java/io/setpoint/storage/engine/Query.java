@@ -10,15 +10,15 @@ import java.util.Objects;
  * What a list or watch selects: resources of exactly {@code type} (group version included) in
  * {@code tenancy} (which may hold wildcards) whose names start with {@code namePrefix}.
  */
-public record Query(Type type, Tenancy tenancy, String namePrefix) {
-  public Query {
+record Query(Type type, Tenancy tenancy, String namePrefix) {
+  Query {
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(tenancy, "tenancy");
     Objects.requireNonNull(namePrefix, "namePrefix");
   }
 
   /** True when {@code resource} is selected. */
-  public boolean matches(Resource resource) {
+  boolean matches(Resource resource) {
     return resource.getId().getType().equals(type)
         && Tenancies.matches(tenancy, resource.getId().getTenancy())
         && resource.getId().getName().startsWith(namePrefix);

@@ -3,6 +3,7 @@ package io.setpoint.storage.engine;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.StorageException;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,14 +19,14 @@ import java.util.function.Supplier;
  * <p>{@link #subscribe} and {@link #publish} must be called by the store's single writer (under its
  * lock), which is what makes "no event missed, none twice" hold across the snapshot boundary.
  */
-public final class WatchHub {
+final class WatchHub {
   private static final int SNAPSHOT_ATTEMPTS = 3;
 
   private final Map<String, List<Subscription>> byType = new ConcurrentHashMap<>();
   private final int buffer;
   private final long bufferBytes;
 
-  public WatchHub(Limits limits) {
+  WatchHub(Limits limits) {
     this.buffer = limits.watchBuffer();
     this.bufferBytes = limits.watchBufferBytes();
   }
@@ -34,7 +35,7 @@ public final class WatchHub {
    * Registers a watcher that receives every change committed after {@code revision}. Give it its
    * backlog with {@link #backlog} before handing it out.
    */
-  public io.setpoint.storage.WatchCursor subscribe(Query query, long revision) {
+  io.setpoint.storage.WatchCursor subscribe(Query query, long revision) {
     Subscription sub = new Subscription(query, this, buffer, bufferBytes, revision);
     // Add inside compute(): a concurrent remove() of the type's last watcher must not detach the
     // list this subscription joins.
@@ -57,7 +58,7 @@ public final class WatchHub {
    *
    * @param ensureOpen called under {@code writer} first; throws when the backend is closed
    */
-  public io.setpoint.storage.WatchCursor open(
+  io.setpoint.storage.WatchCursor open(
       Lock writer, Supplier<ResourceIndex> current, Runnable ensureOpen, Query query, long sinceRevision) {
     return sinceRevision == 0
         ? openWithSnapshot(writer, current, ensureOpen, query)
@@ -116,7 +117,7 @@ public final class WatchHub {
   }
 
   /** Sets the events a watcher receives before its live ones. */
-  public static void backlog(io.setpoint.storage.WatchCursor watch, List<WatchEvent> events) {
+  static void backlog(io.setpoint.storage.WatchCursor watch, List<WatchEvent> events) {
     ((Subscription) watch).backlog(events);
   }
 
@@ -125,7 +126,7 @@ public final class WatchHub {
    * to another group version reaches the watchers of the old version as a delete, so their view
    * never keeps a resource that is no longer stored under their type.
    */
-  public void publish(Entry entry) {
+  void publish(Entry entry) {
     if (byType.isEmpty()) {
       return;
     }
@@ -160,7 +161,7 @@ public final class WatchHub {
   }
 
   /** Closes every watch, telling each consumer {@code because}. */
-  public void closeAll(String because) {
+  void closeAll(String because) {
     for (List<Subscription> subs : byType.values()) {
       for (Subscription sub : subs) {
         sub.terminate(because);

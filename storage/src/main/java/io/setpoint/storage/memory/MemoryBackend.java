@@ -1,6 +1,5 @@
 package io.setpoint.storage.memory;
 
-import io.setpoint.api.Ids;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
@@ -12,29 +11,20 @@ import io.setpoint.storage.Page;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StoreSnapshot;
 import io.setpoint.storage.WatchCursor;
-import io.setpoint.storage.engine.AppliedRequests;
-import io.setpoint.storage.engine.Entry;
-import io.setpoint.storage.engine.Fences;
-import io.setpoint.storage.engine.Limits;
-import io.setpoint.storage.engine.Query;
-import io.setpoint.storage.engine.ResourceIndex;
-import io.setpoint.storage.engine.WatchHub;
+import io.setpoint.storage.engine.StoreEngine;
+import io.setpoint.storage.engine.StoreEngine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Result;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
  * The in-memory backend, for tests and {@code agent -dev}. Reads never lock; writes are serialised
- * by one lock, under which each change is committed to the index and handed to its watchers, so
- * revisions, events and reads agree on one order. Every read is already linearizable.
+ * by the engine's writer lock, under which each change is committed to the index and handed to its
+ * watchers, so revisions, events and reads agree on one order. Every read is already linearizable.
  */
 public final class MemoryBackend implements Backend {
-  private final ResourceIndex index;
-  private final WatchHub hub;
-  private final ReentrantLock writer = new ReentrantLock();
-  /** Guarded by {@link #writer}. */
-  private final AppliedRequests requests = new AppliedRequests();
-  private volatile boolean closed;
+  private final StoreEngine engine;
 
   /** A backend with {@link Limits#DEFAULT}. */
   public MemoryBackend() {
@@ -42,13 +32,12 @@ public final class MemoryBackend implements Backend {
   }
 
   public MemoryBackend(Limits limits) {
-    this.index = new ResourceIndex(limits);
-    this.hub = new WatchHub(limits);
+    this.engine = new StoreEngine(limits);
   }
 
   @Override
   public Resource read(Consistency consistency, ID id) {
-    return index.read(id);
+    return engine.read(id);
   }
 
   @Override
@@ -58,138 +47,73 @@ public final class MemoryBackend implements Backend {
 
   @Override
   public Resource writeCas(Resource resource, Fence fence, String requestId) {
-    writer.lock();
-    try {
-      checkOpen();
-      if (!requestId.isEmpty()) {
-        Resource earlier = requests.find(requestId, resource.getId());
-        if (earlier != null) {
-          return earlier;
-        }
-      }
-      Fences.check(index, fence);
-      Entry entry = index.write(resource);
-      hub.publish(entry);
-      if (!requestId.isEmpty()) {
-        requests.record(requestId, entry.resource());
-      }
-      return entry.resource();
-    } finally {
-      writer.unlock();
-    }
+    return whileOpen(() -> engine.write(resource, fence, requestId)).resource();
   }
 
   @Override
   public CompletableFuture<Resource> putAsync(
       Resource resource, Fence fence, String requestId, String uid, String generation) {
-    writer.lock();
     try {
-      checkOpen();
-      Resource earlier = requestId.isEmpty() ? null : requests.find(requestId, resource.getId());
-      if (earlier != null) {
-        return CompletableFuture.completedFuture(earlier);
-      }
-      Fences.check(index, fence);
-      Entry entry = index.put(resource, uid, generation);
-      if (entry == null) {
-        return CompletableFuture.completedFuture(index.read(Ids.withoutUid(resource.getId())));
-      }
-      hub.publish(entry);
-      if (!requestId.isEmpty()) {
-        requests.record(requestId, entry.resource());
-      }
-      return CompletableFuture.completedFuture(entry.resource());
+      return CompletableFuture.completedFuture(
+          whileOpen(() -> engine.put(resource, fence, requestId, uid, generation)).resource());
     } catch (StorageException e) {
       return CompletableFuture.failedFuture(e);
-    } finally {
-      writer.unlock();
     }
   }
 
   /** Taken under the writer's lock, so a write seen in the index is found here too. */
   @Override
   public Resource findRequest(ID id, String requestId) {
-    writer.lock();
-    try {
-      return requests.find(requestId, id);
-    } finally {
-      writer.unlock();
-    }
+    return engine.findRequest(id, requestId);
   }
 
   @Override
   public Resource deleteCas(ID id, String version, Fence fence, String requestId) {
-    writer.lock();
-    try {
-      checkOpen();
-      if (!requestId.isEmpty() && requests.find(requestId, id) != null) {
-        return null;
-      }
-      Fences.check(index, fence);
-      Entry tombstone = index.delete(id, version);
-      if (!requestId.isEmpty()) {
-        requests.record(requestId, AppliedRequests.deleted(id, tombstone == null ? null : tombstone.resource()));
-      }
-      if (tombstone == null) {
-        return null;
-      }
-      hub.publish(tombstone);
-      return tombstone.resource();
-    } finally {
-      writer.unlock();
-    }
+    Result deleted = whileOpen(() -> engine.delete(id, version, fence, requestId));
+    return deleted.effect() == Result.Effect.DELETED ? deleted.resource() : null;
+  }
+
+  /** Applies {@code write} unless the backend is closed, holding the writer's lock for both. */
+  private Result whileOpen(Supplier<Result> write) {
+    return engine.exclusively(() -> {
+      engine.checkOpen();
+      return write.get();
+    });
   }
 
   @Override
   public Page list(
       Consistency consistency, Type type, Tenancy tenancy, String namePrefix, int limit, String pageToken) {
-    return index.list(new Query(type, tenancy, namePrefix), limit, pageToken);
+    return engine.list(type, tenancy, namePrefix, limit, pageToken);
   }
 
   @Override
   public List<Resource> listByOwner(ID owner) {
-    return index.listByOwner(owner);
+    return engine.listByOwner(owner);
   }
 
   @Override
   public WatchCursor watch(Type type, Tenancy tenancy, String namePrefix, long sinceRevision) {
-    return hub.open(writer, () -> index, this::checkOpen, new Query(type, tenancy, namePrefix), sinceRevision);
+    return engine.watch(type, tenancy, namePrefix, sinceRevision);
   }
 
   @Override
   public long revision() {
-    return index.revision();
+    return engine.revision();
   }
 
   @Override
   public StoreSnapshot snapshot() {
-    return index.snapshotNow();
+    return engine.snapshot();
   }
 
   @Override
   public void closeWatches(String reason) {
-    writer.lock();
-    try {
-      hub.closeAll(reason);
-    } finally {
-      writer.unlock();
-    }
+    engine.closeWatches(reason);
   }
 
   @Override
   public void close() {
-    writer.lock();
-    try {
-      closed = true;
-      hub.closeAll("the store is shutting down");
-    } finally {
-      writer.unlock();
-    }
-  }
-
-  private void checkOpen() {
-    if (closed) {
-      throw new StorageException(StorageException.Reason.UNAVAILABLE, "the store is shut down");
-    }
+    engine.close();
   }
 }

@@ -8,6 +8,7 @@ import com.google.protobuf.BytesValue;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Type;
+import io.setpoint.storage.engine.StoreEngine.Applied;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +38,7 @@ class AppliedRequestsTest {
     assertThat(requests.find("r1", id("a1"))).isNull();
     assertThat(requests.find("r2", id("a2"))).isNull();
     assertThat(requests.find("r3", id("a3")).getVersion()).isEqualTo("3");
-    assertThat(requests.entries()).extracting(AppliedRequests.Applied::requestId).containsExactly("r3", "r4", "r5");
+    assertThat(requests.entries()).extracting(Applied::requestId).containsExactly("r3", "r4", "r5");
   }
 
   @Test
@@ -47,10 +48,10 @@ class AppliedRequestsTest {
     requests.record("r1", stored("a", "1", 1000));
     requests.record("r2", stored("b", "2", 1000));
     requests.record("r3", stored("c", "3", 1000));
-    assertThat(requests.entries()).extracting(AppliedRequests.Applied::requestId).containsExactly("r2", "r3");
+    assertThat(requests.entries()).extracting(Applied::requestId).containsExactly("r2", "r3");
 
     requests.record("big", stored("d", "4", 10 * size));
-    assertThat(requests.entries()).extracting(AppliedRequests.Applied::requestId).containsExactly("big");
+    assertThat(requests.entries()).extracting(Applied::requestId).containsExactly("big");
   }
 
   @Test
@@ -78,7 +79,7 @@ class AppliedRequestsTest {
     AppliedRequests requests = new AppliedRequests();
     requests.record("r1", stored("a", "1", 0));
     requests.record("r2", stored("b", "2", 0));
-    List<AppliedRequests.Applied> entries = requests.entries();
+    List<Applied> entries = requests.entries();
     AppliedRequests restored = AppliedRequests.of(entries);
     assertThat(restored.entries()).isEqualTo(entries);
     assertThat(restored.find("r2", id("b"))).isEqualTo(stored("b", "2", 0));

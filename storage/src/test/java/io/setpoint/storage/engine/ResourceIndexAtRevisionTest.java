@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

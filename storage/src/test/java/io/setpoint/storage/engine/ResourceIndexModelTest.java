@@ -23,6 +23,7 @@ import io.setpoint.storage.Page;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.conformance.Change;
 import io.setpoint.storage.conformance.Fixtures;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.util.ArrayList;
 import io.setpoint.testkit.DroppingOps;
 import io.setpoint.testkit.SeededTheory;

@@ -14,12 +14,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.engine.StoreEngine.Limits;
+import io.setpoint.storage.engine.StoreEngine.RetainedHistory;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link ResourceIndex#restore(Limits, long, Iterable, RetainedHistory)}: a store restored with the
+ * {@link IndexRestore#restore(Limits, long, Iterable, RetainedHistory)}: a store restored with the
  * history it retained answers watch resumes and reads from the same revisions as the original.
  */
 class ResourceIndexRestoreTest {
@@ -66,7 +68,7 @@ class ResourceIndexRestoreTest {
     assertThat(original.floor()).as("the history was compacted").isGreaterThan(1);
 
     ResourceIndex restored =
-        ResourceIndex.restore(SMALL, original.revision(), live(original), original.retainedHistory());
+        IndexRestore.restore(SMALL, original.revision(), live(original), original.retainedHistory());
 
     assertThat(restored.revision()).isEqualTo(original.revision());
     assertThat(restored.floor()).isEqualTo(original.floor());
@@ -92,7 +94,7 @@ class ResourceIndexRestoreTest {
     Limits fewer = new Limits(3, 16);
 
     ResourceIndex restored =
-        ResourceIndex.restore(fewer, original.revision(), live(original), original.retainedHistory());
+        IndexRestore.restore(fewer, original.revision(), live(original), original.retainedHistory());
 
     assertThat(restored.floor()).isEqualTo(original.revision() - 3);
     assertThat(events(restored, restored.floor())).isEqualTo(events(original, restored.floor()));
@@ -105,9 +107,9 @@ class ResourceIndexRestoreTest {
     List<Resource> live = live(original);
     live.removeFirst();
 
-    assertThatThrownBy(() -> ResourceIndex.restore(SMALL, original.revision(), live, original.retainedHistory()))
+    assertThatThrownBy(() -> IndexRestore.restore(SMALL, original.revision(), live, original.retainedHistory()))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> ResourceIndex.restore(
+    assertThatThrownBy(() -> IndexRestore.restore(
             SMALL, original.revision() + 1, live(original), original.retainedHistory()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("ends at revision");

@@ -2,7 +2,7 @@ package io.setpoint.storage.memory;
 
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.conformance.BackendConformanceTest;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 
 /** The memory backend against the storage conformance suite. */
 class MemoryBackendConformanceTest extends BackendConformanceTest {

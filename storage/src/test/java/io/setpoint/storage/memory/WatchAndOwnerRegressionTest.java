@@ -17,7 +17,7 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.WatchCursor;
-import io.setpoint.storage.engine.Limits;
+import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

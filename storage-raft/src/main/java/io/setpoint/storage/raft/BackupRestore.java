@@ -107,10 +107,10 @@ public final class BackupRestore {
     }
     // A member alone elects itself within milliseconds, and hears of it before it has applied
     // the entry that its election appended.
-    TermIndex applied = member.lastAppliedTermIndex();
+    TermIndex applied = member.replication().lastAppliedTermIndex();
     while (applied == null && System.nanoTime() - deadline < 0) {
       LockSupport.parkNanos(APPLY_POLL.toNanos());
-      applied = member.lastAppliedTermIndex();
+      applied = member.replication().lastAppliedTermIndex();
     }
     if (applied == null) {
       throw new IllegalStateException("the new member was elected but applied nothing within " + ELECTION.toSeconds()

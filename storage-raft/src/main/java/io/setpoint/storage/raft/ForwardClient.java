@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -128,10 +127,10 @@ final class ForwardClient implements AutoCloseable {
       ownEntry.apply(batch.forward().getBatch()).whenComplete((reply, failure) -> {
         if (failure == null) {
           batch.reply().complete(reply);
-        } else if (unwrap(failure) instanceof ForwardedWrites.TurnedAway away) {
+        } else if (RaftErrors.unwrap(failure) instanceof ForwardedWrites.TurnedAway away) {
           later(batch, pauseNanos, away.getMessage());
         } else {
-          batch.reply().completeExceptionally(unwrap(failure));
+          batch.reply().completeExceptionally(RaftErrors.unwrap(failure));
         }
       });
       return;
@@ -179,11 +178,6 @@ final class ForwardClient implements AutoCloseable {
         shutDown(batch);
       }
     }
-  }
-
-  /** A failure after which the leader may still have committed the batch: never sent again. */
-  static StorageException mayStillBeApplied(String why) {
-    return new StorageException(Reason.UNAVAILABLE, "write failed in Raft, and it may still be applied: " + why);
   }
 
   private static void shutDown(Sent batch) {
@@ -234,9 +228,9 @@ final class ForwardClient implements AutoCloseable {
     switch (answer.getResultCase()) {
       case REPLY -> batch.reply().complete(answer.getReply());
       case FAILURE -> batch.reply().completeExceptionally(
-          new StorageException(reason(answer.getFailure().getReason()), answer.getFailure().getMessage()));
+          new StorageException(RaftErrors.reason(answer.getFailure().getReason()), answer.getFailure().getMessage()));
       case TURNED_AWAY -> later(batch, batch.pauseNanos(), from.peer.getId() + ": " + answer.getTurnedAway());
-      case RESULT_NOT_SET -> batch.reply().completeExceptionally(mayStillBeApplied("an empty answer from " + from.peer.getId()));
+      case RESULT_NOT_SET -> batch.reply().completeExceptionally(RaftErrors.mayStillBeApplied("an empty answer from " + from.peer.getId()));
     }
   }
 
@@ -248,7 +242,7 @@ final class ForwardClient implements AutoCloseable {
         if (neverConnected) {
           later(batch, batch.pauseNanos(), "cannot connect to " + from.peer.getAddress());
         } else {
-          batch.reply().completeExceptionally(mayStillBeApplied("the stream to the leader "
+          batch.reply().completeExceptionally(RaftErrors.mayStillBeApplied("the stream to the leader "
                   + from.peer.getId() + " ended: " + (cause == null ? "closed" : cause.getMessage())));
         }
       }
@@ -273,7 +267,7 @@ final class ForwardClient implements AutoCloseable {
             + leading.getId() + " leading";
       }
       if (late != null && sent.remove(id, batch)) {
-        batch.reply().completeExceptionally(mayStillBeApplied(late));
+        batch.reply().completeExceptionally(RaftErrors.mayStillBeApplied(late));
         synchronized (this) {
           if (link == on) {
             retireLink();
@@ -318,21 +312,6 @@ final class ForwardClient implements AutoCloseable {
       }
     }
     return false;
-  }
-
-  private static Reason reason(String name) {
-    try {
-      return Reason.valueOf(name);
-    } catch (IllegalArgumentException unknown) {
-      return Reason.UNAVAILABLE;
-    }
-  }
-
-  /** The failure a dependent stage of a {@link CompletableFuture} sees, without its wrapper. */
-  static Throwable unwrap(Throwable failure) {
-    return failure instanceof CompletionException && failure.getCause() != null
-        ? failure.getCause()
-        : failure;
   }
 
   /**
@@ -404,7 +383,7 @@ final class ForwardClient implements AutoCloseable {
         calls.onNext(call);
       } catch (RuntimeException e) {
         if (sent.remove(call.getId(), batch)) {
-          batch.reply().completeExceptionally(mayStillBeApplied("could not send it to the leader: " + e));
+          batch.reply().completeExceptionally(RaftErrors.mayStillBeApplied("could not send it to the leader: " + e));
         }
       }
       return true;

@@ -113,13 +113,13 @@ final class ForwardService {
     if (failure == null) {
       return answer.setReply(reply).build();
     }
-    Throwable cause = ForwardClient.unwrap(failure);
+    Throwable cause = RaftErrors.unwrap(failure);
     if (cause instanceof ForwardedWrites.TurnedAway away) {
       return answer.setTurnedAway(away.getMessage()).build();
     }
     StorageException refused = cause instanceof StorageException e
         ? e
-        : ForwardClient.mayStillBeApplied(String.valueOf(cause));
+        : RaftErrors.mayStillBeApplied(String.valueOf(cause));
     return answer.setFailure(Failure.newBuilder().setReason(refused.reason().name()).setMessage(refused.getMessage())).build();
   }
 

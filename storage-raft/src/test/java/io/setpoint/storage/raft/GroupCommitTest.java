@@ -26,7 +26,7 @@ class GroupCommitTest {
     int writesEach = 20;
     try (TestCluster cluster = TestCluster.start(1, Limits.DEFAULT, TestCluster.FAST)) {
       RaftBackend backend = cluster.awaitLeader();
-      long entriesBefore = backend.lastAppliedLogIndex();
+      long entriesBefore = backend.replication().lastAppliedLogIndex();
       Set<String> versions = ConcurrentHashMap.newKeySet();
       CyclicBarrier start = new CyclicBarrier(writers);
       try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -50,7 +50,7 @@ class GroupCommitTest {
         }
       }
       int writes = writers * writesEach;
-      long entries = backend.lastAppliedLogIndex() - entriesBefore;
+      long entries = backend.replication().lastAppliedLogIndex() - entriesBefore;
       assertThat(versions).as("every write has a version of its own").hasSize(writes);
       assertThat(entries)
           .as("%d writes from %d concurrent writers took %d log entries", writes, writers, entries)

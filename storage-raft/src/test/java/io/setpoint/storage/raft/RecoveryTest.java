@@ -52,7 +52,7 @@ class RecoveryTest {
         }
       }
       long revision = member.revision();
-      assertThat(member.logStartIndex()).as("the log before the latest snapshot was purged").isGreaterThan(16);
+      assertThat(member.replication().logStartIndex()).as("the log before the latest snapshot was purged").isGreaterThan(16);
 
       cluster.stopMember(name);
       RaftBackend restarted = cluster.startMember(name);
@@ -78,7 +78,7 @@ class RecoveryTest {
       await().atMost(Duration.ofSeconds(10)).until(() -> cluster.member(lagging).revision() >= Long.parseLong(early.getVersion()));
       cluster.stopMember(lagging);
       // No write is in flight: the stopped member holds no log entry past this one.
-      long heldByLagging = leader.lastAppliedLogIndex();
+      long heldByLagging = leader.replication().lastAppliedLogIndex();
 
       List<Resource> missed = new ArrayList<>();
       for (int i = 0; i < 100; i++) {
@@ -104,7 +104,7 @@ class RecoveryTest {
       // The others come back with their logs purged far past what it has: it needs a snapshot.
       others.forEach(cluster::startMember);
       RaftBackend newLeader = cluster.awaitLeader();
-      assertThat(newLeader.logStartIndex())
+      assertThat(newLeader.replication().logStartIndex())
           .as("the leader no longer holds the entries the lagging member needs")
           .isGreaterThan(heldByLagging + 1);
       await().atMost(Duration.ofSeconds(20)).until(() -> behind.revision() >= revision);

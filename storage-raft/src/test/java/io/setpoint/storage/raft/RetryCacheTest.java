@@ -21,7 +21,7 @@ class RetryCacheTest {
         backend.writeCas(resource(id("r" + i)));
       }
       // Each request names the writes answered before it: the last one or two wait for the next.
-      assertThat(backend.retryCacheSize()).as("retry cache entries after %d writes", writes).isLessThanOrEqualTo(2);
+      assertThat(backend.replication().retryCacheSize()).as("retry cache entries after %d writes", writes).isLessThanOrEqualTo(2);
     }
   }
 }

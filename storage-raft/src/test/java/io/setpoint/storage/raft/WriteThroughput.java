@@ -55,14 +55,14 @@ class WriteThroughput {
     String payload = "x".repeat(256);
     // Warm up the JIT and connections for as long as the measurement.
     run(backend, payload, "warm", RUN);
-    long logBefore = backend.lastAppliedLogIndex();
+    long logBefore = backend.replication().lastAppliedLogIndex();
     var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
     long cpuBefore = os.getProcessCpuTime();
     long start = System.nanoTime();
     long writes = run(backend, payload, "run", RUN);
     double seconds = (System.nanoTime() - start) / 1e9;
     double cpuMicrosPerWrite = (os.getProcessCpuTime() - cpuBefore) / 1e3 / writes;
-    long entries = backend.lastAppliedLogIndex() - logBefore;
+    long entries = backend.replication().lastAppliedLogIndex() - logBefore;
     System.err.printf(
         "THROUGHPUT %s: %d writers, %d in flight, %.0f writes/s, %.1f writes per log entry, %.0f us CPU per write%n",
         setup, WRITERS, TUNING.maxBatchesInFlight(), writes / seconds, writes / (double) Math.max(1, entries),

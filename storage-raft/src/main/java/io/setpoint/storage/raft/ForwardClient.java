@@ -25,12 +25,6 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftPeer;
-import org.apache.ratis.thirdparty.io.grpc.CallOptions;
-import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
-import org.apache.ratis.thirdparty.io.grpc.netty.NegotiationType;
-import org.apache.ratis.thirdparty.io.grpc.netty.NettyChannelBuilder;
-import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
-import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 import org.apache.ratis.thirdparty.io.netty.handler.ssl.SslContext;
 
 /**
@@ -50,7 +44,7 @@ import org.apache.ratis.thirdparty.io.netty.handler.ssl.SslContext;
  * its majority passes the writes it had queued on to the new leader, whose only batch in flight may
  * be this very one. Waiting out the whole timeout then stalled every write on the new leader.
  */
-final class ForwardClient implements AutoCloseable {
+final class ForwardClient implements AutoCloseable, ForwardLink.Client {
   private static final Duration PAUSE_MIN = Duration.ofMillis(10);
   private static final Duration PAUSE_MAX = Duration.ofMillis(250);
 
@@ -73,9 +67,9 @@ final class ForwardClient implements AutoCloseable {
   private final Set<Sent> paused = ConcurrentHashMap.newKeySet();
   private final ScheduledFuture<?> expiry;
   /** Guarded by {@code this}, as is {@link #retired}. */
-  private Link link;
+  private ForwardLink link;
   /** Links no batch goes to any more, closed for good a timeout after they were retired, or on close. */
-  private final List<Link> retired = new ArrayList<>();
+  private final List<ForwardLink> retired = new ArrayList<>();
   private volatile boolean closed;
 
   /**
@@ -136,7 +130,7 @@ final class ForwardClient implements AutoCloseable {
       return;
     }
     ForwardCall call = ForwardCall.newBuilder().setId(ids.incrementAndGet()).setForward(batch.forward()).build();
-    Link on;
+    ForwardLink on;
     do {
       synchronized (this) {
         if (closed) {
@@ -146,7 +140,16 @@ final class ForwardClient implements AutoCloseable {
         on = link(to);
       }
       // False when that link broke or was retired just now, with nothing sent on it.
-    } while (!on.send(call, batch.on(on, pauseNanos)));
+    } while (!send(on, call, batch.on(on, pauseNanos)));
+  }
+
+  /** Sends {@code call} on {@code on}, awaiting its answer as {@code batch}; false when {@code on} no longer sends. */
+  private boolean send(ForwardLink on, ForwardCall call, Sent batch) {
+    return on.send(call, () -> sent.put(call.getId(), batch), e -> {
+      if (sent.remove(call.getId(), batch)) {
+        batch.reply().completeExceptionally(RaftErrors.mayStillBeApplied("could not send it to the leader: " + e));
+      }
+    });
   }
 
   /** Sends {@code batch} again after a pause, or fails it when the pause would pass its deadline. */
@@ -185,13 +188,13 @@ final class ForwardClient implements AutoCloseable {
   }
 
   /** The link to {@code to}, made now when the current one goes elsewhere or broke. */
-  private Link link(RaftPeer to) {
+  private ForwardLink link(RaftPeer to) {
     if (link != null && !link.broken && link.peer.getId().equals(to.getId())
         && link.peer.getAddress().equals(to.getAddress())) {
       return link;
     }
     retireLink();
-    link = new Link(to);
+    link = new ForwardLink(to, transport, graceNanos, this);
     return link;
   }
 
@@ -201,7 +204,7 @@ final class ForwardClient implements AutoCloseable {
    * time.
    */
   private void retireLink() {
-    Link old = link;
+    ForwardLink old = link;
     if (old == null) {
       return;
     }
@@ -220,7 +223,8 @@ final class ForwardClient implements AutoCloseable {
     }
   }
 
-  private void answered(Link from, ForwardAnswer answer) {
+  @Override
+  public void answered(ForwardLink from, ForwardAnswer answer) {
     Sent batch = sent.remove(answer.getId());
     if (batch == null) {
       return;
@@ -235,7 +239,8 @@ final class ForwardClient implements AutoCloseable {
   }
 
   /** The stream on {@code from} ended: its batches still unanswered are sent again or failed. */
-  private void failOrResend(Link from, Throwable cause) {
+  @Override
+  public void ended(ForwardLink from, Throwable cause) {
     boolean neverConnected = connectFailure(cause);
     sent.forEach((id, batch) -> {
       if (batch.link() == from && sent.remove(id, batch)) {
@@ -258,7 +263,7 @@ final class ForwardClient implements AutoCloseable {
     long now = nanoTime.getAsLong();
     RaftPeer leading = leader.get();
     sent.forEach((id, batch) -> {
-      Link on = batch.link();
+      ForwardLink on = batch.link();
       String late = null;
       if (now - batch.deadline() > 0) {
         late = "no answer from the leader " + on.peer.getId() + " within " + Duration.ofNanos(timeoutNanos);
@@ -280,7 +285,7 @@ final class ForwardClient implements AutoCloseable {
   /** Fails the batches still unanswered (they may still be applied) and closes the connection. */
   @Override
   public void close() {
-    List<Link> open = new ArrayList<>();
+    List<ForwardLink> open = new ArrayList<>();
     synchronized (this) {
       closed = true;
       if (link != null) {
@@ -318,12 +323,12 @@ final class ForwardClient implements AutoCloseable {
    * A batch waiting for its answer; {@code link} and {@code pauseNanos} are those of its latest
    * try. Equal only to itself, as one try of one batch, whatever it carries.
    */
-  private record Sent(Forward forward, CompletableFuture<BatchReply> reply, long deadline, Link link, long pauseNanos) {
+  private record Sent(Forward forward, CompletableFuture<BatchReply> reply, long deadline, ForwardLink link, long pauseNanos) {
     Sent(Forward forward, CompletableFuture<BatchReply> reply, long deadline) {
       this(forward, reply, deadline, null, 0);
     }
 
-    Sent on(Link link, long pauseNanos) {
+    Sent on(ForwardLink link, long pauseNanos) {
       return new Sent(forward, reply, deadline, link, pauseNanos);
     }
 
@@ -335,109 +340,6 @@ final class ForwardClient implements AutoCloseable {
     @Override
     public int hashCode() {
       return System.identityHashCode(this);
-    }
-  }
-
-  /** One connection and stream to one member. */
-  private final class Link implements StreamObserver<ForwardAnswer> {
-    final RaftPeer peer;
-    final ManagedChannel channel;
-    /** Not thread-safe: every call is under this link's lock. */
-    private final StreamObserver<ForwardCall> calls;
-    /** Guarded by this link's lock, read without it to choose a link (a stale read only costs a retry). */
-    volatile boolean broken;
-    /** When another member was first seen leading, on {@link #nanoTime}; only {@link #expire} uses it. */
-    private long deposedAt;
-    private boolean deposed;
-
-    Link(RaftPeer peer) {
-      this.peer = peer;
-      NettyChannelBuilder builder = NettyChannelBuilder.forTarget(peer.getAddress())
-          // Members talk to each other directly, never through an HTTP proxy.
-          .proxyDetector(address -> null)
-          .disableRetry()
-          // Answers are handled on the connection's thread: completing one only hands it on.
-          .directExecutor()
-          .maxInboundMessageSize(transport.maxMessageBytes())
-          .flowControlWindow(transport.flowControlWindowBytes());
-      if (transport.tls() != null) {
-        builder.useTransportSecurity().sslContext(transport.tls());
-      } else {
-        builder.negotiationType(NegotiationType.PLAINTEXT);
-      }
-      channel = builder.build();
-      calls = ClientCalls.asyncBidiStreamingCall(channel.newCall(ForwardService.FORWARD, CallOptions.DEFAULT), this);
-    }
-
-    /**
-     * Sends {@code call}, awaiting its answer as {@code batch}; false when this link no longer
-     * sends. Under the lock {@link #ended} takes, so a batch is either sent before the stream ended
-     * and then found by {@link #failOrResend}, or not sent at all.
-     */
-    synchronized boolean send(ForwardCall call, Sent batch) {
-      if (broken) {
-        return false;
-      }
-      sent.put(call.getId(), batch);
-      try {
-        calls.onNext(call);
-      } catch (RuntimeException e) {
-        if (sent.remove(call.getId(), batch)) {
-          batch.reply().completeExceptionally(RaftErrors.mayStillBeApplied("could not send it to the leader: " + e));
-        }
-      }
-      return true;
-    }
-
-    /**
-     * Whether {@code leading}, another member, has led for longer than the grace period, counted
-     * from the first time it was seen; a moment without any leader does not count as either.
-     */
-    boolean outlived(RaftPeer leading, long now) {
-      if (leading == null) {
-        return false;
-      }
-      if (leading.getId().equals(peer.getId())) {
-        deposed = false;
-        return false;
-      }
-      if (!deposed) {
-        deposed = true;
-        deposedAt = now;
-      }
-      return now - deposedAt > graceNanos;
-    }
-
-    /** No more batches go this way; the leader ends the stream once it has answered those on it. */
-    synchronized void retire() {
-      if (!broken) {
-        broken = true;
-        calls.onCompleted();
-      }
-      channel.shutdown();
-    }
-
-    @Override
-    public void onNext(ForwardAnswer answer) {
-      answered(this, answer);
-    }
-
-    @Override
-    public void onError(Throwable t) {
-      ended(t);
-    }
-
-    @Override
-    public void onCompleted() {
-      ended(null);
-    }
-
-    private void ended(Throwable cause) {
-      synchronized (this) {
-        broken = true;
-      }
-      channel.shutdown();
-      failOrResend(this, cause);
     }
   }
 }

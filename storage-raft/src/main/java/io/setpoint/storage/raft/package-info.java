@@ -12,8 +12,8 @@
  *   <li>{@code SubmitPipeline}: writes and strong reads through Raft ({@code WriteBatcher}, {@code
  *       LocalSubmitter}, {@code ClientSubmitter}, {@code ReadBarrier}); {@code RaftOps}: the
  *       backend's writes as log ops, and their outcomes back.
- *   <li>{@code ForwardClient}: a follower's batches sent to the leader, answered there by {@code
- *       ForwardService} and {@code ForwardedWrites}.
+ *   <li>{@code ForwardClient} and {@code ForwardLink}: a follower's batches sent to the leader,
+ *       answered there by {@code ForwardService} and {@code ForwardedWrites}.
  *   <li>{@code RaftReplication}: leadership, membership ({@code Membership}) and Raft's positions.
  *   <li>{@code RaftErrors}: Ratis's failures and the state machine's refusals as {@code
  *       StorageException}s.

@@ -265,10 +265,9 @@ final class WritesBench implements Callable<Integer> {
   /**
    * The agents' JVM options: a heap fixed at {@code heap} (unless it is {@link #JVM_HEAP}), then
    * {@code extra}, whose own -Xms or -Xmx wins as the later one. A heap the JVM sizes itself starts
-   * at a 64th of the machine's memory and is grown under load towards a quarter of it: on the
-   * 2-core, 24 GiB benchmark machine the followers of a three-node cluster at 256 clients grew
-   * theirs to 3 GiB, and every young GC that grew it touched fresh pages (as much system time as
-   * collecting) and paused that member for up to 720 ms, which every writer through it waited out.
+   * at a 64th of the machine's memory and is grown under load towards a quarter of it, and every
+   * young GC that grows it touches fresh pages (as much system time as collecting) and pauses that
+   * member for long, which every writer through it waits out (docs/benchmarks-history.md).
    */
   static List<String> agentJvmOptions(String heap, List<String> extra) {
     List<String> options = new ArrayList<>();

@@ -147,7 +147,7 @@ final class AgentCommand implements Callable<Integer> {
     }
     TlsFiles apiTls = tls.api();
     TlsFiles raftTls = tls.raft();
-    // Armeria loads BoringSSL (netty-tcnative) as it starts, TLS or not: about 0.4 s of a start on
+    // Armeria loads BoringSSL (netty-tcnative) as it starts, TLS or not: a good part of a start on
     // two cores. Without TLS on the API port nothing uses it (Raft's TLS is Ratis's own).
     if (apiTls == null) {
       System.getProperties().putIfAbsent(ARMERIA_OPENSSL, "false");

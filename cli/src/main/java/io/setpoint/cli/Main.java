@@ -77,7 +77,7 @@ public final class Main {
       System.exit(code);
     }
     // System.exit asks the platform's logging whether to log the exit, and finding it looks for a
-    // logging service in every jar on the class path: about 70 ms of a 300 ms command. The other
+    // logging service in every jar on the class path: a quarter of a short command. The other
     // commands register no shutdown hook, so once their output is flushed there is nothing to run.
     cmd.getOut().flush();
     cmd.getErr().flush();
@@ -104,7 +104,7 @@ public final class Main {
    */
   public static CommandLine commandLine(InputStream stdin, String... args) {
     // Picocli otherwise looks for Groovy on the class path, which opens every jar on it to find
-    // nothing: about 80 ms of every command. No command of ours is written in Groovy.
+    // nothing, on every command. No command of ours is written in Groovy.
     System.getProperties().putIfAbsent(PICOCLI_CLOSURES, "true");
     CommandLine cmd = new CommandLine(new Main(stdin));
     String first = args.length == 0 ? "" : args[0];

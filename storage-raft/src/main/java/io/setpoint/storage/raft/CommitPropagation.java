@@ -34,8 +34,8 @@ import org.apache.ratis.util.LifeCycle;
  *
  * <p>Only the forwarding follower is told, and only when nothing newer carries the commit: telling
  * every follower of every commit doubles the appends when entries follow each other one in flight,
- * as they do at a few clients (three members, three clients: 538 against 777 writes/s in one
- * interleaved pair). Watchers on a follower still see a write made on the leader with the next
+ * as they do at a few clients, and costs those clients a third of their writes (see
+ * docs/benchmarks-history.md). Watchers on a follower still see a write made on the leader with the next
  * entry or heartbeat.
  *
  * <p>The appenders also wait on a {@link WakeUp} that keeps a signal sent while nobody waits:

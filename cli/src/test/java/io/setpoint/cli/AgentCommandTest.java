@@ -18,7 +18,6 @@ import io.setpoint.demo.v2.Artist;
 import io.setpoint.server.Agent;
 import io.setpoint.storage.raft.RaftBackend;
 import io.setpoint.storage.raft.RaftConfig;
-import io.setpoint.storage.raft.RaftTuning;
 import io.setpoint.testkit.FreePorts;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -306,7 +305,7 @@ class AgentCommandTest {
     int raftPort = FreePorts.loopback();
     // A snapshot every 16 entries and 1 KiB log segments, so that the log is purged behind them.
     RaftConfig config = RaftConfig.of("node1", dataDir, raftPort, Map.of("node1", "127.0.0.1:" + raftPort))
-        .withTuning(RaftTuning.DEFAULT.withSnapshots(16, 1024));
+        .withTuning(RaftConfig.Tuning.DEFAULT.withSnapshots(16, 1024));
     try (RaftBackend node = RaftBackend.start(config)) {
       await().atMost(Duration.ofSeconds(20)).until(node::isLeader);
       for (int i = 0; i < 100; i++) {

@@ -2,7 +2,7 @@ package io.setpoint.server;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
-import io.setpoint.storage.WatchCursor;
+import io.setpoint.storage.Backend.WatchCursor;
 import java.time.Duration;
 import java.util.function.Predicate;
 

@@ -17,11 +17,11 @@ import io.setpoint.resource.Authorizer;
 import io.setpoint.resource.Registration;
 import io.setpoint.resource.Registry;
 import io.setpoint.resource.Violations;
+import io.setpoint.storage.Backend.Page;
+import io.setpoint.storage.Backend.WatchCursor;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Consistency;
-import io.setpoint.storage.Page;
 import io.setpoint.storage.StorageException;
-import io.setpoint.storage.WatchCursor;
 import java.util.ArrayList;
 import java.util.List;
 

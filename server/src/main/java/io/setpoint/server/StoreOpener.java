@@ -1,5 +1,6 @@
 package io.setpoint.server;
 
+import io.setpoint.server.Agent.Joiner;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.storage.memory.MemoryBackend;

@@ -9,9 +9,9 @@ import io.setpoint.api.Tenancies;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Scope;
 import io.setpoint.api.v1.Type;
+import io.setpoint.storage.Backend.Page;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Consistency;
-import io.setpoint.storage.Page;
 import java.util.List;
 
 /**

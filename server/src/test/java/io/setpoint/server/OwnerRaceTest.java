@@ -8,10 +8,10 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.resource.ValidationException;
+import io.setpoint.storage.Backend.Page;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.ForwardingBackend;
-import io.setpoint.storage.Page;
 import io.setpoint.storage.memory.MemoryBackend;
 import org.junit.jupiter.api.Test;
 

@@ -5,6 +5,8 @@ import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
+import io.setpoint.api.v1.WatchEvent;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -236,4 +238,50 @@ public interface Backend extends AutoCloseable {
   /** Closes every watch and releases resources. */
   @Override
   void close();
+
+  /**
+   * One page of a listing.
+   *
+   * @param resources the resources of this page
+   * @param nextPageToken empty on the last page
+   * @param revision the store revision every page of the listing is read at
+   */
+  record Page(List<Resource> resources, String nextPageToken, long revision) {
+    public Page {
+      resources = List.copyOf(resources);
+    }
+  }
+
+  /** A stream of {@link WatchEvent}s, read by one consumer. Close it when done. */
+  interface WatchCursor extends AutoCloseable {
+    /**
+     * The next event, waiting as long as it takes.
+     *
+     * @throws StorageException {@code WATCH_CLOSED} once the backend closed the watch (the message
+     *     says why and from which revision to resume)
+     * @throws InterruptedException when the waiting thread is interrupted
+     */
+    WatchEvent next() throws InterruptedException;
+
+    /**
+     * The next event, or null if none arrives within {@code timeout}.
+     *
+     * @throws StorageException {@code WATCH_CLOSED} as {@link #next()}
+     */
+    WatchEvent poll(Duration timeout) throws InterruptedException;
+
+    /**
+     * Why the backend closed this watch (it fell a whole buffer behind, the store is shutting down),
+     * or null while it is open or after its consumer closed it. {@link #next()} still delivers the
+     * events buffered before it closed, then fails; a consumer that cannot take them (its own client
+     * stopped reading) may give up at once instead of holding them.
+     */
+    default String closedBecause() {
+      return null;
+    }
+
+    /** Stops the watch; further calls to {@link #next()} fail. Idempotent. */
+    @Override
+    void close();
+  }
 }

@@ -5,6 +5,8 @@ import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
+import io.setpoint.storage.Backend.Page;
+import io.setpoint.storage.Backend.WatchCursor;
 import java.util.List;
 
 /**

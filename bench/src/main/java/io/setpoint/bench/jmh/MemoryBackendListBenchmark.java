@@ -2,8 +2,8 @@ package io.setpoint.bench.jmh;
 
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
+import io.setpoint.storage.Backend.Page;
 import io.setpoint.storage.Consistency;
-import io.setpoint.storage.Page;
 import io.setpoint.storage.memory.MemoryBackend;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -2,8 +2,8 @@ package io.setpoint.bench.jmh;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
+import io.setpoint.storage.Backend.WatchCursor;
 import io.setpoint.storage.StorageException;
-import io.setpoint.storage.WatchCursor;
 import io.setpoint.storage.memory.MemoryBackend;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,6 +3,7 @@ package io.setpoint.storage.raft;
 import io.setpoint.api.tls.TlsFiles;
 import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -36,7 +37,7 @@ public record RaftConfig(
     int raftPort,
     Map<String, String> peers,
     Limits limits,
-    RaftTuning tuning,
+    Tuning tuning,
     TlsFiles tls,
     boolean join) {
 
@@ -68,7 +69,7 @@ public record RaftConfig(
 
   /** A founding member (not {@linkplain #join() joining}) with plaintext Raft traffic. */
   public RaftConfig(
-      String nodeName, Path dataDir, int raftPort, Map<String, String> peers, Limits limits, RaftTuning tuning) {
+      String nodeName, Path dataDir, int raftPort, Map<String, String> peers, Limits limits, Tuning tuning) {
     this(nodeName, dataDir, raftPort, peers, limits, tuning, null, false);
   }
 
@@ -78,7 +79,7 @@ public record RaftConfig(
    */
   public static RaftConfig of(String nodeName, Path dataDir, int raftPort, Map<String, String> peers) {
     Map<String, String> members = peers.isEmpty() ? Map.of(nodeName, "127.0.0.1:" + raftPort) : peers;
-    return new RaftConfig(nodeName, dataDir, raftPort, members, Limits.DEFAULT, RaftTuning.DEFAULT);
+    return new RaftConfig(nodeName, dataDir, raftPort, members, Limits.DEFAULT, Tuning.DEFAULT);
   }
 
   /** This config with other store limits. */
@@ -87,7 +88,7 @@ public record RaftConfig(
   }
 
   /** This config with other tuning. */
-  public RaftConfig withTuning(RaftTuning other) {
+  public RaftConfig withTuning(Tuning other) {
     return new RaftConfig(nodeName, dataDir, raftPort, peers, limits, other, tls, join);
   }
 
@@ -134,6 +135,118 @@ public record RaftConfig(
       return port >= 1 && port <= 65_535;
     } catch (NumberFormatException e) {
       return false;
+    }
+  }
+
+  /**
+   * Timing and batching of a Raft backend. {@link #DEFAULT} suits a LAN cluster on small, shared
+   * machines; tests shorten the timeouts so elections take a fraction of a second.
+   *
+   * @param electionTimeoutMin a follower that hears nothing from a leader this long (plus a random
+   *     part up to {@code electionTimeoutMax}) starts an election; the leader heartbeats well within
+   *     it
+   * @param electionTimeoutMax the upper bound of the randomised election timeout
+   * @param requestTimeout how long one write or strong read may take, across retries and leader
+   *     changes, before it fails with {@code UNAVAILABLE}
+   * @param snapshotEvery how many Raft log entries are applied between automatic snapshots; the log
+   *     up to a snapshot is then purged
+   * @param logSegmentBytes the size at which a Raft log segment is closed; only closed segments are
+   *     purged
+   * @param leaderLease whether the leader answers strong reads from its lease instead of a heartbeat
+   *     round (Ratis leaves it off unless told; it assumes bounded clock drift)
+   * @param maxBatchOps the most operations group commit puts into one Raft log entry
+   * @param maxBatchBytes the most serialized bytes group commit puts into one Raft log entry (a
+   *     single larger operation still travels alone)
+   * @param maxBatchesInFlight how many log entries a member may have submitted and not yet had
+   *     answered; more writers than that queue and join the next entry
+   */
+  public record Tuning(
+      Duration electionTimeoutMin,
+      Duration electionTimeoutMax,
+      Duration requestTimeout,
+      long snapshotEvery,
+      long logSegmentBytes,
+      boolean leaderLease,
+      int maxBatchOps,
+      int maxBatchBytes,
+      int maxBatchesInFlight) {
+
+    /**
+     * Elections after 1-2 s of silence, 10 s per request, a snapshot every 10,000 log entries, 32 MiB
+     * segments, leader lease on, up to 1,024 operations or 1 MiB per entry, 1 entry in flight per
+     * member (Ratis pipelines appends itself; a second entry in flight only made entries smaller and
+     * cost more CPU per write).
+     */
+    public static final Tuning DEFAULT =
+        new Tuning(
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(10),
+            10_000,
+            32L << 20,
+            true,
+            1_024,
+            1 << 20,
+            1);
+
+    public Tuning {
+      Objects.requireNonNull(electionTimeoutMin, "electionTimeoutMin");
+      Objects.requireNonNull(electionTimeoutMax, "electionTimeoutMax");
+      Objects.requireNonNull(requestTimeout, "requestTimeout");
+      if (electionTimeoutMin.isNegative()
+          || electionTimeoutMin.isZero()
+          || electionTimeoutMax.compareTo(electionTimeoutMin) < 0) {
+        throw new IllegalArgumentException(
+            "need 0 < electionTimeoutMin <= electionTimeoutMax, got "
+                + electionTimeoutMin
+                + " and "
+                + electionTimeoutMax);
+      }
+      if (requestTimeout.compareTo(electionTimeoutMax) <= 0) {
+        throw new IllegalArgumentException(
+            "requestTimeout " + requestTimeout + " must exceed electionTimeoutMax, or no request survives an election");
+      }
+      if (snapshotEvery < 1 || logSegmentBytes < 1024) {
+        throw new IllegalArgumentException("snapshotEvery must be >= 1 and logSegmentBytes >= 1024");
+      }
+      if (maxBatchOps < 1 || maxBatchBytes < 1 || maxBatchesInFlight < 1) {
+        throw new IllegalArgumentException("batch limits must be at least 1");
+      }
+    }
+
+    /** This tuning with other election timeouts. */
+    public Tuning withElectionTimeout(Duration min, Duration max) {
+      return new Tuning(
+          min, max, requestTimeout, snapshotEvery, logSegmentBytes, leaderLease, maxBatchOps,
+          maxBatchBytes, maxBatchesInFlight);
+    }
+
+    /** This tuning with another request timeout. */
+    public Tuning withRequestTimeout(Duration timeout) {
+      return new Tuning(
+          electionTimeoutMin, electionTimeoutMax, timeout, snapshotEvery, logSegmentBytes,
+          leaderLease, maxBatchOps, maxBatchBytes, maxBatchesInFlight);
+    }
+
+    /** This tuning with another snapshot interval and log segment size. */
+    public Tuning withSnapshots(long every, long segmentBytes) {
+      return new Tuning(
+          electionTimeoutMin, electionTimeoutMax, requestTimeout, every, segmentBytes, leaderLease,
+          maxBatchOps, maxBatchBytes, maxBatchesInFlight);
+    }
+
+    /** This tuning with other group commit limits. */
+    public Tuning withBatching(int ops, int bytes, int inFlight) {
+      return new Tuning(
+          electionTimeoutMin, electionTimeoutMax, requestTimeout, snapshotEvery, logSegmentBytes,
+          leaderLease, ops, bytes, inFlight);
+    }
+
+    /** This tuning with the leader lease on or off. */
+    public Tuning withLeaderLease(boolean enabled) {
+      return new Tuning(
+          electionTimeoutMin, electionTimeoutMax, requestTimeout, snapshotEvery, logSegmentBytes,
+          enabled, maxBatchOps, maxBatchBytes, maxBatchesInFlight);
     }
   }
 }

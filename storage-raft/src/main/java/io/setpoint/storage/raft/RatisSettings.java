@@ -70,7 +70,7 @@ final class RatisSettings {
 
   /** Ratis's properties for {@code config}, with the customizations in {@code off} left at Ratis's defaults. */
   static RaftProperties properties(RaftConfig config, Set<RaftCustomization> off) {
-    RaftTuning t = config.tuning();
+    RaftConfig.Tuning t = config.tuning();
     RaftProperties p = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(p, List.of(config.dataDir().toFile()));
     GrpcConfigKeys.Server.setHost(p, config.bindHost());
@@ -140,7 +140,7 @@ final class RatisSettings {
    * pending requests, writes waiting for a batch): a sixteenth of the maximum heap (32 MiB of
    * 512 MiB), and at least room for two of the largest batches and 8 MiB.
    */
-  static long heapShare(RaftTuning t) {
+  static long heapShare(RaftConfig.Tuning t) {
     return Math.max(Math.max(8L << 20, 2L * t.maxBatchBytes()), Runtime.getRuntime().maxMemory() / 16);
   }
 
@@ -188,7 +188,7 @@ final class RatisSettings {
    * Ratis clients retry forever unless told otherwise; retry for about the request timeout, with a
    * short sleep so a leader change is found quickly.
    */
-  static RetryPolicy retryPolicy(RaftTuning t) {
+  static RetryPolicy retryPolicy(RaftConfig.Tuning t) {
     int attempts = (int) Math.max(3, t.requestTimeout().toMillis() / RETRY_SLEEP.toMillis());
     return RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts, millis(RETRY_SLEEP));
   }
@@ -200,7 +200,7 @@ final class RatisSettings {
    * may come after the leader committed the request, so it is reported instead. (Ratis's blocking
    * client reports a member that does not lead or is not ready without a cause.)
    */
-  static RetryPolicy retryWhileTurnedAway(RaftTuning t) {
+  static RetryPolicy retryWhileTurnedAway(RaftConfig.Tuning t) {
     RetryPolicy whileTurnedAway = retryPolicy(t);
     return event -> event.getCause() == null || turnedAway(event.getCause())
         ? whileTurnedAway.handleAttemptFailure(event)
@@ -220,7 +220,7 @@ final class RatisSettings {
   }
 
   /** One attempt may take a few election timeouts (the leader may be changing), never the whole budget. */
-  private static Duration attemptTimeout(RaftTuning t) {
+  private static Duration attemptTimeout(RaftConfig.Tuning t) {
     Duration threeElections = t.electionTimeoutMax().multipliedBy(3);
     return threeElections.compareTo(t.requestTimeout()) < 0 ? threeElections : t.requestTimeout();
   }

@@ -43,7 +43,7 @@ final class ReadinessRule {
    * that hears nothing for that long may start an election, but at least half a second, so that a
    * short pause on a busy machine does not count.
    */
-  static Duration bound(RaftTuning tuning) {
+  static Duration bound(RaftConfig.Tuning tuning) {
     Duration min = Duration.ofMillis(500);
     return tuning.electionTimeoutMin().compareTo(min) > 0 ? tuning.electionTimeoutMin() : min;
   }

@@ -1,7 +1,7 @@
 package io.setpoint.storage.raft;
 
-import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.StorageException;
 import io.setpoint.storage.raft.v1.Batch;
 import io.setpoint.storage.raft.v1.BatchReply;
 import io.setpoint.storage.raft.v1.Forward;
@@ -98,7 +98,7 @@ final class SubmitPipeline implements AutoCloseable {
         ? new ClientSubmitter(membership.newClient(null, retryPolicy, null), peerId)
         : null;
     this.timeout = config.tuning().requestTimeout();
-    RaftTuning t = config.tuning();
+    RaftConfig.Tuning t = config.tuning();
     this.writes = new WriteBatcher(this::replicate, this::appliedHere, t.maxBatchOps(), t.maxBatchBytes(), t.maxBatchesInFlight(), timeout,
         RatisSettings.heapShare(t), timer, replies);
     this.reads = new ReadBarrier(this::readIndex);

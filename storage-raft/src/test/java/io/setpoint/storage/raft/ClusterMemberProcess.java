@@ -7,8 +7,8 @@ import static io.setpoint.storage.conformance.Fixtures.text;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.Consistency;
-import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.StorageException;
 import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -47,7 +47,7 @@ import java.util.Map;
 final class ClusterMemberProcess {
   private ClusterMemberProcess() {}
 
-  static final RaftTuning TUNING = TestCluster.FAST;
+  static final RaftConfig.Tuning TUNING = TestCluster.FAST;
 
   public static void main(String[] args) throws Exception {
     String name = args[0];

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 class CommitPropagationTest {
   private static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(3);
 
-  private static final RaftTuning SLOW_HEARTBEATS = TestCluster.heartbeatsEvery(HEARTBEAT_INTERVAL);
+  private static final RaftConfig.Tuning SLOW_HEARTBEATS = TestCluster.heartbeatsEvery(HEARTBEAT_INTERVAL);
 
   private static final int WRITES = 20;
 

@@ -34,9 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DamagedDataDirectoryTest {
   /** A snapshot every 16 entries in small segments: the log behind each snapshot is purged. */
-  private static final RaftTuning PURGING = TestCluster.FAST.withSnapshots(16, 1024);
+  private static final RaftConfig.Tuning PURGING = TestCluster.FAST.withSnapshots(16, 1024);
   /** Snapshots, but one segment that never fills, so nothing is purged and the log starts at 0. */
-  private static final RaftTuning KEEPING = TestCluster.FAST.withSnapshots(16, 64L << 20);
+  private static final RaftConfig.Tuning KEEPING = TestCluster.FAST.withSnapshots(16, 64L << 20);
 
   @TempDir Path root;
 
@@ -51,11 +51,11 @@ class DamagedDataDirectoryTest {
   }
 
   /** Starts a node, writes 100 resources one write per log entry, stops it; the acknowledged writes. */
-  private List<Resource> written(RaftTuning tuning) {
+  private List<Resource> written(RaftConfig.Tuning tuning) {
     return written(root.resolve("data"), tuning);
   }
 
-  private List<Resource> written(Path dataDir, RaftTuning tuning) {
+  private List<Resource> written(Path dataDir, RaftConfig.Tuning tuning) {
     int port = FreePorts.loopback();
     config = new RaftConfig("solo", dataDir, port, Map.of("solo", "127.0.0.1:" + port), Limits.DEFAULT,
         tuning);

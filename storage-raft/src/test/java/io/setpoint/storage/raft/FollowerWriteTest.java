@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class FollowerWriteTest {
   private static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
 
-  private static final RaftTuning SLOW_HEARTBEATS = TestCluster.heartbeatsEvery(HEARTBEAT_INTERVAL);
+  private static final RaftConfig.Tuning SLOW_HEARTBEATS = TestCluster.heartbeatsEvery(HEARTBEAT_INTERVAL);
 
   private static final int WRITES = 6;
 

@@ -50,7 +50,7 @@ class InlineAppendsTest {
       handled.add(new Handled(Context.current(), Thread.currentThread(), entries));
       return true;
     });
-    try (TestCluster cluster = TestCluster.start(3, Limits.DEFAULT, RaftTuning.DEFAULT)) {
+    try (TestCluster cluster = TestCluster.start(3, Limits.DEFAULT, RaftConfig.Tuning.DEFAULT)) {
       RaftBackend leader = cluster.awaitLeader();
       for (int i = 0; i < 10; i++) {
         leader.writeCas(resource(id("inline-" + i)));

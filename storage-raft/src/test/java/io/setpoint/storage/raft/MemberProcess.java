@@ -24,7 +24,7 @@ import java.util.concurrent.Executors;
 final class MemberProcess {
   private MemberProcess() {}
 
-  static final RaftTuning TUNING = TestCluster.FAST.withSnapshots(64, 4096);
+  static final RaftConfig.Tuning TUNING = TestCluster.FAST.withSnapshots(64, 4096);
 
   /** The member's configuration, for starting it again in the test's JVM. */
   static RaftConfig config(Path dataDir, int port) {

@@ -9,8 +9,8 @@ import static org.awaitility.Awaitility.await;
 import io.setpoint.api.tls.TlsFiles;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.Consistency;
-import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.StorageException;
 import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.testkit.FreePorts;
 import io.setpoint.testkit.TestCertificates;
@@ -34,7 +34,7 @@ class RaftTlsTest {
    * that should work keep the usual 10 s: a follower may take a few seconds to hear from a new
    * leader over fresh TLS connections on a busy machine.
    */
-  private static final RaftTuning REFUSED_QUICKLY =
+  private static final RaftConfig.Tuning REFUSED_QUICKLY =
       TestCluster.FAST.withRequestTimeout(Duration.ofSeconds(3));
 
   @TempDir Path dir;
@@ -107,7 +107,7 @@ class RaftTlsTest {
   }
 
   /** Starts one member per issuer; every member trusts {@code trusted} (null: its own issuer). */
-  private List<RaftBackend> start(List<TestCertificates> issuers, Path trusted, RaftTuning tuning) {
+  private List<RaftBackend> start(List<TestCertificates> issuers, Path trusted, RaftConfig.Tuning tuning) {
     List<Integer> ports = FreePorts.loopback(issuers.size());
     int cluster = CLUSTERS.incrementAndGet();
     Map<String, String> peers = new LinkedHashMap<>();

@@ -116,7 +116,7 @@ class ReadinessRuleTest {
 
   @Test
   void theBoundIsTheShortestElectionTimeoutButAtLeastHalfASecond() {
-    assertThat(ReadinessRule.bound(RaftTuning.DEFAULT)).isEqualTo(Duration.ofSeconds(1));
+    assertThat(ReadinessRule.bound(RaftConfig.Tuning.DEFAULT)).isEqualTo(Duration.ofSeconds(1));
     assertThat(ReadinessRule.bound(TestCluster.FAST)).isEqualTo(Duration.ofMillis(500));
   }
 }

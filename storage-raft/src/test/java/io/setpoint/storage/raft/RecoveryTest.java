@@ -11,9 +11,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
+import io.setpoint.storage.Backend.WatchCursor;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.WatchCursor;
 import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 class RecoveryTest {
   /** A snapshot every 16 entries, in small segments, so that the log is purged early. */
-  private static final RaftTuning SNAPSHOTTING = TestCluster.FAST.withSnapshots(16, 1024);
+  private static final RaftConfig.Tuning SNAPSHOTTING = TestCluster.FAST.withSnapshots(16, 1024);
 
   private static List<Resource> all(RaftBackend b) {
     return b.list(Consistency.EVENTUAL, WIDGET, DEFAULT_TENANCY, "", 0, "").resources();

@@ -28,8 +28,8 @@ import java.util.stream.Stream;
  */
 final class TestCluster implements AutoCloseable {
   /** Short timeouts, so that elections take a fraction of a second. */
-  static final RaftTuning FAST =
-      RaftTuning.DEFAULT
+  static final RaftConfig.Tuning FAST =
+      RaftConfig.Tuning.DEFAULT
           .withElectionTimeout(Duration.ofMillis(200), Duration.ofMillis(400))
           .withRequestTimeout(Duration.ofSeconds(10));
 
@@ -39,8 +39,8 @@ final class TestCluster implements AutoCloseable {
    * The default tuning with the leader's heartbeats {@code interval} apart: Ratis heartbeats a
    * follower half an election timeout after it last sent it anything.
    */
-  static RaftTuning heartbeatsEvery(Duration interval) {
-    return RaftTuning.DEFAULT.withElectionTimeout(interval.multipliedBy(2), interval.multipliedBy(3));
+  static RaftConfig.Tuning heartbeatsEvery(Duration interval) {
+    return RaftConfig.Tuning.DEFAULT.withElectionTimeout(interval.multipliedBy(2), interval.multipliedBy(3));
   }
 
   /** Node names are unique in the JVM: Ratis registers a JMX bean per member name. */
@@ -65,7 +65,7 @@ final class TestCluster implements AutoCloseable {
   }
 
   /** Starts {@code size} members and waits until one of them leads. */
-  static TestCluster start(int size, Limits limits, RaftTuning tuning) {
+  static TestCluster start(int size, Limits limits, RaftConfig.Tuning tuning) {
     return start(size, size, limits, tuning);
   }
 
@@ -73,16 +73,16 @@ final class TestCluster implements AutoCloseable {
    * Configures {@code size} founding members, starts the first {@code started} and waits until one
    * of them leads; the others are started later with {@link #startMember}.
    */
-  static TestCluster start(int size, int started, Limits limits, RaftTuning tuning) {
+  static TestCluster start(int size, int started, Limits limits, RaftConfig.Tuning tuning) {
     return start(size, started, limits, tuning, Set.of());
   }
 
-  /** {@link #start(int, Limits, RaftTuning)} with every member's customizations in {@code off} turned off. */
-  static TestCluster startWithout(Set<RaftCustomization> off, int size, RaftTuning tuning) {
+  /** {@link #start(int, Limits, RaftConfig.Tuning)} with every member's customizations in {@code off} turned off. */
+  static TestCluster startWithout(Set<RaftCustomization> off, int size, RaftConfig.Tuning tuning) {
     return start(size, size, Limits.DEFAULT, tuning, off);
   }
 
-  private static TestCluster start(int size, int started, Limits limits, RaftTuning tuning, Set<RaftCustomization> off) {
+  private static TestCluster start(int size, int started, Limits limits, RaftConfig.Tuning tuning, Set<RaftCustomization> off) {
     TestCluster cluster;
     try {
       cluster = new TestCluster(Files.createTempDirectory("setpoint-raft-"), Set.copyOf(off));

@@ -9,7 +9,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
-import io.setpoint.storage.WatchCursor;
+import io.setpoint.storage.Backend.WatchCursor;
 import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.testkit.FreePorts;
 import java.io.IOException;

@@ -24,11 +24,11 @@ import org.junit.jupiter.api.Test;
 class WriteThroughput {
   private static final int WRITERS = Integer.getInteger("writers", 256);
   private static final Duration RUN = Duration.ofSeconds(Integer.getInteger("seconds", 5));
-  private static final RaftTuning TUNING =
-      RaftTuning.DEFAULT.withBatching(
-          Integer.getInteger("batchOps", RaftTuning.DEFAULT.maxBatchOps()),
-          RaftTuning.DEFAULT.maxBatchBytes(),
-          Integer.getInteger("inFlight", RaftTuning.DEFAULT.maxBatchesInFlight()));
+  private static final RaftConfig.Tuning TUNING =
+      RaftConfig.Tuning.DEFAULT.withBatching(
+          Integer.getInteger("batchOps", RaftConfig.Tuning.DEFAULT.maxBatchOps()),
+          RaftConfig.Tuning.DEFAULT.maxBatchBytes(),
+          Integer.getInteger("inFlight", RaftConfig.Tuning.DEFAULT.maxBatchesInFlight()));
 
   @Test
   void oneMember() throws Exception {

@@ -1,9 +1,9 @@
 package io.setpoint.storage.engine;
 
 import io.setpoint.api.v1.WatchEvent;
-import io.setpoint.storage.StorageException;
+import io.setpoint.storage.Backend.WatchCursor;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.WatchCursor;
+import io.setpoint.storage.StorageException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;

@@ -35,7 +35,7 @@ final class WatchHub {
    * Registers a watcher that receives every change committed after {@code revision}. Give it its
    * backlog with {@link #backlog} before handing it out.
    */
-  io.setpoint.storage.WatchCursor subscribe(Query query, long revision) {
+  io.setpoint.storage.Backend.WatchCursor subscribe(Query query, long revision) {
     Subscription sub = new Subscription(query, this, buffer, bufferBytes, revision);
     // Add inside compute(): a concurrent remove() of the type's last watcher must not detach the
     // list this subscription joins.
@@ -58,17 +58,17 @@ final class WatchHub {
    *
    * @param ensureOpen called under {@code writer} first; throws when the backend is closed
    */
-  io.setpoint.storage.WatchCursor open(
+  io.setpoint.storage.Backend.WatchCursor open(
       Lock writer, Supplier<ResourceIndex> current, Runnable ensureOpen, Query query, long sinceRevision) {
     return sinceRevision == 0
         ? openWithSnapshot(writer, current, ensureOpen, query)
         : resume(writer, current, ensureOpen, query, sinceRevision);
   }
 
-  private io.setpoint.storage.WatchCursor openWithSnapshot(
+  private io.setpoint.storage.Backend.WatchCursor openWithSnapshot(
       Lock writer, Supplier<ResourceIndex> current, Runnable ensureOpen, Query query) {
     for (int attempt = 1; ; attempt++) {
-      io.setpoint.storage.WatchCursor watch;
+      io.setpoint.storage.Backend.WatchCursor watch;
       ResourceIndex index;
       long at;
       writer.lock();
@@ -101,14 +101,14 @@ final class WatchHub {
     }
   }
 
-  private io.setpoint.storage.WatchCursor resume(
+  private io.setpoint.storage.Backend.WatchCursor resume(
       Lock writer, Supplier<ResourceIndex> current, Runnable ensureOpen, Query query, long sinceRevision) {
     writer.lock();
     try {
       ensureOpen.run();
       ResourceIndex index = current.get();
       List<Entry> changes = index.changesSince(sinceRevision, query);
-      io.setpoint.storage.WatchCursor watch = subscribe(query, Math.max(sinceRevision, index.revision()));
+      io.setpoint.storage.Backend.WatchCursor watch = subscribe(query, Math.max(sinceRevision, index.revision()));
       backlog(watch, changes.stream().map(Entry::toEvent).toList());
       return watch;
     } finally {
@@ -117,7 +117,7 @@ final class WatchHub {
   }
 
   /** Sets the events a watcher receives before its live ones. */
-  static void backlog(io.setpoint.storage.WatchCursor watch, List<WatchEvent> events) {
+  static void backlog(io.setpoint.storage.Backend.WatchCursor watch, List<WatchEvent> events) {
     ((Subscription) watch).backlog(events);
   }
 

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.setpoint.api.v1.WatchEvent;
-import io.setpoint.storage.StorageException;
+import io.setpoint.storage.Backend.WatchCursor;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.WatchCursor;
+import io.setpoint.storage.StorageException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
-import io.setpoint.storage.WatchCursor;
+import io.setpoint.storage.Backend.WatchCursor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

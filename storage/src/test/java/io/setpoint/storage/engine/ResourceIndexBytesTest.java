@@ -10,7 +10,7 @@ import static io.setpoint.storage.conformance.Fixtures.stored;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.setpoint.api.v1.Resource;
-import io.setpoint.storage.Page;
+import io.setpoint.storage.Backend.Page;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.util.ArrayList;

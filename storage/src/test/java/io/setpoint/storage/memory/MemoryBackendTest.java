@@ -14,10 +14,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
+import io.setpoint.storage.Backend.Page;
 import io.setpoint.storage.Consistency;
-import io.setpoint.storage.Page;
-import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
+import io.setpoint.storage.StorageException;
 import io.setpoint.storage.conformance.Change;
 import io.setpoint.storage.conformance.EventStream;
 import io.setpoint.storage.engine.StoreEngine.Limits;

@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
+import io.setpoint.storage.Backend.WatchCursor;
 import io.setpoint.storage.StorageException.Reason;
-import io.setpoint.storage.WatchCursor;
 import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -18,7 +18,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 
 /** {@code setpoint agent}: runs a server until interrupted. */
@@ -42,6 +41,15 @@ final class AgentCommand implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
 
   @Spec private CommandSpec spec;
+
+  @Option(names = "-config", paramLabel = "FILE",
+      description = "Read settings from FILE (YAML; the keys are these flags without the dash, e.g. 'data-dir: /var/lib/setpoint')."
+          + " SETPOINT_* environment variables (e.g. SETPOINT_DATA_DIR) win over the file, and flags over both.")
+  private Path config;
+
+  @Option(names = "-print-config",
+      description = "Print the settings in effect, each with where it came from (flag, environment, file or default), and exit.")
+  private boolean printConfig;
 
   @Option(names = "-dev", description = "Development mode: in-memory store (lost on exit), demo types, ACLs off.")
   private boolean dev;
@@ -145,6 +153,11 @@ final class AgentCommand implements Callable<Integer> {
     if (!dev) {
       useRecordedAddresses();
     }
+    if (printConfig) {
+      spec.commandLine().getOut().print(AgentSettings.of(spec).describe());
+      spec.commandLine().getOut().flush();
+      return 0;
+    }
     TlsFiles apiTls = tls.api();
     TlsFiles raftTls = tls.raft();
     // Armeria loads BoringSSL (netty-tcnative) as it starts, TLS or not: a good part of a start on
@@ -231,25 +244,30 @@ final class AgentCommand implements Callable<Integer> {
     if (recorded == null) {
       return;
     }
-    ParseResult given = spec.commandLine().getParseResult();
     Path file = dataDir.resolve(MemberFile.NAME);
-    if (!given.hasMatchedOption("-node")) {
+    AgentSettings settings = AgentSettings.of(spec);
+    String recordedIn = "data directory (" + file + ")";
+    if (!settings.given("node")) {
       node = recorded.node();
+      settings.replaced("node", recordedIn);
     } else if (!node.equals(recorded.node())) {
       throw usage("-data-dir " + dataDir + " belongs to node " + recorded.node() + " (" + file + "); -node " + node
           + " contradicts it");
     }
-    if (!given.hasMatchedOption("-raft-port")) {
+    if (!settings.given("raft-port")) {
       raftPort = recorded.raftPort();
+      settings.replaced("raft-port", recordedIn);
     } else if (raftPort != recorded.raftPort()) {
       throw usage("node " + node + " has Raft port " + recorded.raftPort() + " (" + file + "), by which the other"
           + " members know it; -raft-port " + raftPort + " contradicts it");
     }
-    if (!given.hasMatchedOption("-port")) {
+    if (!settings.given("port")) {
       port = recorded.port();
+      settings.replaced("port", recordedIn);
     }
-    if (!given.hasMatchedOption("-bind")) {
+    if (!settings.given("bind")) {
       bind = recorded.bind();
+      settings.replaced("bind", recordedIn);
     }
   }
 

@@ -74,6 +74,8 @@ public final class Main {
     int code = cmd.execute(args);
     // A flight recording started with -XX:StartFlightRecording is written by a shutdown hook too.
     if (withShutdownHooks || FlightRecorder.isInitialized()) {
+      cmd.getOut().flush();
+      cmd.getErr().flush();
       System.exit(code);
     }
     // System.exit asks the platform's logging whether to log the exit, and finding it looks for a
@@ -103,6 +105,11 @@ public final class Main {
    * gets suggestions.
    */
   public static CommandLine commandLine(InputStream stdin, String... args) {
+    return commandLine(stdin, System.getenv(), args);
+  }
+
+  /** {@link #commandLine(InputStream, String...)} with {@code env} as the agent's environment. */
+  static CommandLine commandLine(InputStream stdin, Map<String, String> env, String... args) {
     // Picocli otherwise looks for Groovy on the class path, which opens every jar on it to find
     // nothing, on every command. No command of ours is written in Groovy.
     System.getProperties().putIfAbsent(PICOCLI_CLOSURES, "true");
@@ -113,6 +120,10 @@ public final class Main {
       cmd.addSubcommand(named);
     } else if (!(args.length == 1 && (first.equals("--version") || first.equals("-V")))) {
       SUBCOMMANDS.values().forEach(cmd::addSubcommand);
+    }
+    CommandLine agent = cmd.getSubcommands().get("agent");
+    if (agent != null) {
+      AgentSettings.install(agent, env);
     }
     // Picocli's own writers, given to every subcommand, so that main can flush what any printed.
     cmd.setOut(cmd.getOut());
@@ -160,7 +171,7 @@ public final class Main {
   private static int onUsageError(ParameterException failure, String[] args) {
     CommandLine cmd = failure.getCommandLine();
     PrintWriter err = cmd.getErr();
-    err.println("Error: " + failure.getMessage());
+    err.println("Error: " + failure.getMessage() + AgentSettings.origin(failure));
     UnmatchedArgumentException.printSuggestions(failure, err);
     CommandLine.Help help = cmd.getHelp();
     err.print(help.synopsisHeading() + help.synopsis(help.synopsisHeadingLength()));

@@ -4,6 +4,7 @@ import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /**
  * One in-process run of the command line with captured output. {@link #start} runs it on its own
@@ -13,18 +14,27 @@ public final class CliRun {
   private final StringWriter out = new StringWriter();
   private final StringWriter err = new StringWriter();
   private final String stdin;
+  private final Map<String, String> env;
   private final String[] args;
   private volatile Integer code;
   private Thread thread;
 
-  private CliRun(String stdin, String[] args) {
+  private CliRun(String stdin, Map<String, String> env, String[] args) {
     this.stdin = stdin;
+    this.env = env;
     this.args = args;
   }
 
   /** Runs {@code args} to completion with {@code stdin} as standard input. */
   public static CliRun runWithStdin(String stdin, String... args) {
-    CliRun run = new CliRun(stdin, args);
+    CliRun run = new CliRun(stdin, System.getenv(), args);
+    run.execute();
+    return run;
+  }
+
+  /** Runs {@code args} to completion with {@code env} as the agent's environment, instead of this JVM's. */
+  public static CliRun runWithEnv(Map<String, String> env, String... args) {
+    CliRun run = new CliRun("", env, args);
     run.execute();
     return run;
   }
@@ -36,13 +46,13 @@ public final class CliRun {
 
   /** Starts {@code args} on a new thread; stop it with {@link #interruptAndJoin()}. */
   public static CliRun start(String... args) {
-    CliRun run = new CliRun("", args);
+    CliRun run = new CliRun("", System.getenv(), args);
     run.thread = Thread.ofPlatform().name("cli-" + args[0]).start(run::execute);
     return run;
   }
 
   private void execute() {
-    var cmd = Main.commandLine(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), args);
+    var cmd = Main.commandLine(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), env, args);
     cmd.setOut(new PrintWriter(out, true));
     cmd.setErr(new PrintWriter(err, true));
     code = cmd.execute(args);

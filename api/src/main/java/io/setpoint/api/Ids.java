@@ -5,7 +5,10 @@ import io.setpoint.api.v1.Reference;
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
 
-/** Builds, formats and compares resource {@link ID}s. */
+/**
+ * Builds, formats and compares resource {@link ID}s, and the {@link Reference}s that point at a
+ * resource by name rather than by incarnation.
+ */
 public final class Ids {
   private Ids() {}
 
@@ -29,6 +32,21 @@ public final class Ids {
     return a.getName().equals(b.getName())
         && a.getType().equals(b.getType())
         && a.getTenancy().equals(b.getTenancy());
+  }
+
+  /** A reference to {@code id} (its uid is dropped), optionally to one section of it. */
+  public static Reference reference(ID id, String section) {
+    return Reference.newBuilder()
+        .setType(id.getType())
+        .setTenancy(id.getTenancy())
+        .setName(id.getName())
+        .setSection(section)
+        .build();
+  }
+
+  /** A reference to the whole of {@code id}. */
+  public static Reference reference(ID id) {
+    return reference(id, "");
   }
 
   /** The id a reference points at, without a uid. */

@@ -4,7 +4,6 @@ import com.github.f4b6a3.ulid.UlidCreator;
 import com.google.protobuf.Any;
 import com.google.protobuf.Timestamp;
 import io.setpoint.api.Ids;
-import io.setpoint.api.References;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.core.v1.Event;
 import io.setpoint.api.v1.Resource;
@@ -50,7 +49,7 @@ final class ResourceEventRecorder implements EventRecorder {
         .setSeverity(severity)
         .setReason(reason)
         .setMessage(message)
-        .setSubject(References.of(subject.getId()))
+        .setSubject(Ids.reference(subject.getId()))
         .setController(controller)
         .setTime(Timestamp.newBuilder().setSeconds(now.getEpochSecond()).setNanos(now.getNano()))
         .build();

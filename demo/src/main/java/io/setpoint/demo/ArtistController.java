@@ -3,7 +3,6 @@ package io.setpoint.demo;
 import com.google.protobuf.Any;
 import io.setpoint.api.Conditions;
 import io.setpoint.api.Ids;
-import io.setpoint.api.References;
 import io.setpoint.api.Statuses;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
@@ -71,7 +70,7 @@ public final class ArtistController {
           .build());
       // snippet:end write-album
       Conditions.set(status, Conditions.about(
-          Conditions.isTrue("Album" + (++n), "Created", "album \"" + title + "\" exists"), References.of(albumId)));
+          Conditions.isTrue("Album" + (++n), "Created", "album \"" + title + "\" exists"), Ids.reference(albumId)));
     }
     for (Resource album : client.listByOwner(artist.id())) {
       if (album.getId().getType().equals(DemoTypes.ALBUM) && !wanted.contains(album.getId().getName())) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.setpoint.api.Ids;
-import io.setpoint.api.References;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.Condition;
@@ -224,20 +223,20 @@ class TypeStoreTest {
     ID album = Ids.of(Types.of("demo", "v2", "Album"), Tenancies.of("default", "default"), "blue");
     Resource bound = resource("nina").toBuilder()
         .putStatus("demo.setpoint.io/artist", Status.newBuilder()
-            .addConditions(Condition.newBuilder().setType("Label").setResource(References.of(label1)))
+            .addConditions(Condition.newBuilder().setType("Label").setResource(Ids.reference(label1)))
             .addConditions(Condition.newBuilder().setType("Accepted")) // no resource: contributes nothing
-            .addConditions(Condition.newBuilder().setType("Album1").setResource(References.of(album, "tracks")))
+            .addConditions(Condition.newBuilder().setType("Album1").setResource(Ids.reference(album, "tracks")))
             .build())
         .putStatus("other.io/controller", Status.newBuilder()
-            .addConditions(Condition.newBuilder().setType("Distributor").setResource(References.of(label2)))
-            .addConditions(Condition.newBuilder().setType("Again").setResource(References.of(label1)))
+            .addConditions(Condition.newBuilder().setType("Distributor").setResource(Ids.reference(label2)))
+            .addConditions(Condition.newBuilder().setType("Again").setResource(Ids.reference(label1)))
             .build())
         .build();
 
     Index index = Index.boundReferences("bound");
     assertThat(index.name()).isEqualTo("bound");
     assertThat(index.keys().apply(bound)).containsExactlyInAnyOrder(
-        Keys.of(References.of(label1)), Keys.of(References.of(label2)), Keys.of(References.of(album)));
+        Keys.of(Ids.reference(label1)), Keys.of(Ids.reference(label2)), Keys.of(Ids.reference(album)));
     assertThat(index.keys().apply(resource("plain"))).isEmpty();
 
     store.addIndex(index);
@@ -255,7 +254,7 @@ class TypeStoreTest {
     ID otherVersion = Ids.of(Types.of("demo", "v1", "Artist"), Tenancies.of("p", "ns"), "nina");
 
     assertThat(Keys.of(id)).isEqualTo("demo.Artist/p/ns/nina");
-    assertThat(Keys.of(References.of(id, "section"))).isEqualTo(Keys.of(id));
+    assertThat(Keys.of(Ids.reference(id, "section"))).isEqualTo(Keys.of(id));
     assertThat(Keys.of(otherVersion)).isEqualTo(Keys.of(id));
     assertThat(Keys.of(Ids.of(ARTIST, Tenancies.of("p", "other"), "nina"))).isNotEqualTo(Keys.of(id));
   }

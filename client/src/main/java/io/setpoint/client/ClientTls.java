@@ -3,13 +3,12 @@ package io.setpoint.client;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
-import io.setpoint.api.tls.Pem;
 import io.setpoint.api.tls.TlsFiles;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import javax.net.ssl.SSLException;
 
-/** Builds the client's TLS context from PEM files, checked with {@link Pem}'s messages. */
+/** Builds the client's TLS context from PEM files, read and checked by {@link TlsFiles}. */
 final class ClientTls {
   private ClientTls() {}
 
@@ -20,7 +19,7 @@ final class ClientTls {
   static SslContext context(Path ca, Path certificate, Path key) {
     SslContextBuilder builder = GrpcSslContexts.forClient();
     if (ca != null) {
-      builder.trustManager(Pem.certificates(ca).toArray(X509Certificate[]::new));
+      builder.trustManager(TlsFiles.certificates(ca).toArray(X509Certificate[]::new));
     }
     if (certificate != null) {
       TlsFiles.Loaded own = TlsFiles.of(certificate, key).load();

@@ -22,11 +22,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads certificates and private keys from PEM files, with errors that name the file and say what
- * is wrong. Keys must be unencrypted, in PKCS#8 ({@code BEGIN PRIVATE KEY}: what {@code openssl
- * genpkey} writes) or, for RSA, PKCS#1 ({@code BEGIN RSA PRIVATE KEY}).
+ * Reads certificates and private keys from PEM files for {@link TlsFiles}, with errors that name
+ * the file and say what is wrong. Keys must be unencrypted, in PKCS#8 ({@code BEGIN PRIVATE KEY}:
+ * what {@code openssl genpkey} writes) or, for RSA, PKCS#1 ({@code BEGIN RSA PRIVATE KEY}).
  */
-public final class Pem {
+final class Pem {
   private static final Pattern BLOCK =
       Pattern.compile("-----BEGIN ([A-Z0-9 ]+)-----([A-Za-z0-9+/=\\s]*?)-----END \\1-----");
   private static final List<String> KEY_ALGORITHMS = List.of("RSA", "EC", "Ed25519", "Ed448", "RSASSA-PSS");
@@ -39,7 +39,7 @@ public final class Pem {
    * @throws IllegalArgumentException naming the file when it cannot be read or holds no valid
    *     certificate
    */
-  public static List<X509Certificate> certificates(Path file) {
+  static List<X509Certificate> certificates(Path file) {
     List<X509Certificate> certificates = new ArrayList<>();
     try {
       CertificateFactory factory = CertificateFactory.getInstance("X.509");
@@ -63,7 +63,7 @@ public final class Pem {
    * @throws IllegalArgumentException naming the file when it cannot be read, holds no key, or holds
    *     a key in a form this reader does not take (saying how to convert it)
    */
-  public static PrivateKey privateKey(Path file) {
+  static PrivateKey privateKey(Path file) {
     for (Block block : blocks(file)) {
       switch (block.label()) {
         case "PRIVATE KEY" -> {
@@ -92,7 +92,7 @@ public final class Pem {
    *
    * @throws IllegalArgumentException naming both files when they do not match
    */
-  public static void checkPair(X509Certificate certificate, PrivateKey key, Path certFile, Path keyFile) {
+  static void checkPair(X509Certificate certificate, PrivateKey key, Path certFile, Path keyFile) {
     PublicKey publicKey = certificate.getPublicKey();
     boolean matches;
     try {

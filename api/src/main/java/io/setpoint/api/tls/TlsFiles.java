@@ -38,6 +38,17 @@ public record TlsFiles(Path certificate, Path privateKey, Path trustedCa) {
     return new TlsFiles(certificate, privateKey, null);
   }
 
+  /**
+   * The certificates in the PEM file {@code file}, in file order (for a chain: the leaf first),
+   * such as the CAs a client trusts without presenting a certificate of its own.
+   *
+   * @throws IllegalArgumentException naming the file when it cannot be read or holds no valid
+   *     certificate
+   */
+  public static List<X509Certificate> certificates(Path file) {
+    return Pem.certificates(file);
+  }
+
   /** These files, requiring peers to present a certificate signed by the CA in {@code ca}. */
   public TlsFiles withTrustedCa(Path ca) {
     return new TlsFiles(certificate, privateKey, Objects.requireNonNull(ca, "ca"));

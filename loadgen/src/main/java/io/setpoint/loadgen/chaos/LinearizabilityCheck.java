@@ -1,10 +1,10 @@
 package io.setpoint.loadgen.chaos;
 
-import io.setpoint.api.history.KeyHistory;
-import io.setpoint.api.history.KeyHistory.Result;
-import io.setpoint.api.history.KeyHistory.Verdict;
 import io.setpoint.loadgen.chaos.Operation.Kind;
 import io.setpoint.loadgen.chaos.Operation.Outcome;
+import io.setpoint.testkit.KeyHistory;
+import io.setpoint.testkit.KeyHistory.Result;
+import io.setpoint.testkit.KeyHistory.Verdict;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.setpoint.api.v1.ID;
 import io.setpoint.storage.engine.StoreEngine.Limits;
-import io.setpoint.api.history.KeyHistory;
+import io.setpoint.testkit.KeyHistory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;

@@ -13,7 +13,7 @@ import io.setpoint.storage.Replication.Member;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.engine.StoreEngine.Limits;
-import io.setpoint.api.history.KeyHistory;
+import io.setpoint.testkit.KeyHistory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

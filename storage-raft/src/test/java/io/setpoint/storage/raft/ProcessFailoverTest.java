@@ -5,10 +5,10 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.setpoint.api.history.KeyHistory;
-import io.setpoint.api.history.KeyHistory.Op;
-import io.setpoint.api.history.KeyHistory.Result;
 import io.setpoint.testkit.FreePorts;
+import io.setpoint.testkit.KeyHistory;
+import io.setpoint.testkit.KeyHistory.Op;
+import io.setpoint.testkit.KeyHistory.Result;
 import java.io.BufferedReader;
 import java.io.Closeable;
 import java.io.EOFException;

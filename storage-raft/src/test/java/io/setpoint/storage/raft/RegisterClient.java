@@ -10,8 +10,8 @@ import io.setpoint.storage.Consistency;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.conformance.Fixtures;
-import io.setpoint.api.history.KeyHistory;
-import io.setpoint.api.history.KeyHistory.Result;
+import io.setpoint.testkit.KeyHistory;
+import io.setpoint.testkit.KeyHistory.Result;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 

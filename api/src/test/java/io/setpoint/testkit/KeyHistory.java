@@ -1,4 +1,4 @@
-package io.setpoint.api.history;
+package io.setpoint.testkit;
 
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -21,6 +21,9 @@ import java.util.Set;
  * be linearized at all.
  *
  * <p>Recording is thread-safe; times are {@link System#nanoTime()} readings of one JVM.
+ *
+ * <p>Test support (the {@code api} test-jar): the chaos suite of {@code setpoint bench chaos} and
+ * the Raft failover tests record their histories in it.
  */
 public final class KeyHistory {
   /** What an operation did. */

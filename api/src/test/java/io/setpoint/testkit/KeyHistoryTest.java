@@ -1,9 +1,9 @@
-package io.setpoint.api.history;
+package io.setpoint.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.setpoint.api.history.KeyHistory.Result;
-import io.setpoint.api.history.KeyHistory.Verdict;
+import io.setpoint.testkit.KeyHistory.Result;
+import io.setpoint.testkit.KeyHistory.Verdict;
 import org.junit.jupiter.api.Test;
 
 /** The linearizability checker accepts what it must and rejects what it must. */

@@ -2,8 +2,8 @@ package io.setpoint.bench;
 
 import com.google.protobuf.Any;
 import com.google.protobuf.InvalidProtocolBufferException;
-import io.setpoint.api.Conditions;
 import io.setpoint.api.Ids;
+import io.setpoint.api.Statuses.Conditions;
 import io.setpoint.api.Types;
 import io.setpoint.api.core.v1.Lease;
 import io.setpoint.api.v1.ID;

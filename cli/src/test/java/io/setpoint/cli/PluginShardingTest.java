@@ -42,7 +42,7 @@ class PluginShardingTest {
       package acme.plugin;
 
       import com.google.protobuf.StringValue;
-      import io.setpoint.api.Conditions;
+      import io.setpoint.api.Statuses.Conditions;
       import io.setpoint.api.Types;
       import io.setpoint.api.v1.Resource;
       import io.setpoint.api.v1.Scope;

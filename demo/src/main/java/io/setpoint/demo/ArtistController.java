@@ -1,9 +1,9 @@
 package io.setpoint.demo;
 
 import com.google.protobuf.Any;
-import io.setpoint.api.Conditions;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Statuses;
+import io.setpoint.api.Statuses.Conditions;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Status;

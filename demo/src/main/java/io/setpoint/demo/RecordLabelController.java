@@ -1,8 +1,8 @@
 package io.setpoint.demo;
 
-import io.setpoint.api.Conditions;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Statuses;
+import io.setpoint.api.Statuses.Conditions;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Status;

@@ -1,8 +1,8 @@
 package com.example.garden;
 
 import com.example.garden.v1.Plant;
-import io.setpoint.api.Conditions;
 import io.setpoint.api.Statuses;
+import io.setpoint.api.Statuses.Conditions;
 import io.setpoint.api.v1.Status;
 import io.setpoint.controller.Controller;
 import io.setpoint.controller.Result;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.example.garden.v1.Plant;
 import io.grpc.Status.Code;
-import io.setpoint.api.Conditions;
+import io.setpoint.api.Statuses.Conditions;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointException;
 import io.setpoint.resource.Hooks;

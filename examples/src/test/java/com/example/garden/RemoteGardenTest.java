@@ -3,7 +3,7 @@ package com.example.garden;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.example.garden.v1.Plant;
-import io.setpoint.api.Conditions;
+import io.setpoint.api.Statuses.Conditions;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.Manager;

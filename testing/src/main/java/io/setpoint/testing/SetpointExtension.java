@@ -2,7 +2,7 @@ package io.setpoint.testing;
 
 import static org.awaitility.Awaitility.await;
 
-import io.setpoint.api.Conditions;
+import io.setpoint.api.Statuses.Conditions;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.Any;
-import io.setpoint.api.Conditions;
 import io.setpoint.api.Ids;
+import io.setpoint.api.Statuses.Conditions;
 import io.setpoint.api.acl.v1.CreateTokenRequest;
 import io.setpoint.api.acl.v1.Policy;
 import io.setpoint.api.acl.v1.Rule;

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.DynamicMessage;
-import io.setpoint.api.Conditions;
+import io.setpoint.api.Statuses.Conditions;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Status;
 import io.setpoint.controller.Controller;

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.Any;
 import io.grpc.Status.Code;
-import io.setpoint.api.Conditions;
 import io.setpoint.api.Ids;
+import io.setpoint.api.Statuses.Conditions;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;

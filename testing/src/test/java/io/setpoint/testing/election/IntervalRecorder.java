@@ -1,7 +1,7 @@
 package io.setpoint.testing.election;
 
 import io.grpc.Status.Code;
-import io.setpoint.api.Conditions;
+import io.setpoint.api.Statuses.Conditions;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;

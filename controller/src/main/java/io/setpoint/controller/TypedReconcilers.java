@@ -1,7 +1,7 @@
 package io.setpoint.controller;
 
 import com.google.protobuf.Message;
-import io.setpoint.api.Finalizers;
+import io.setpoint.api.Resources.Finalizers;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointException;
 import io.setpoint.resource.Decoded;

@@ -1,8 +1,8 @@
 package io.setpoint.server;
 
 import com.google.protobuf.Any;
-import io.setpoint.api.Finalizers;
 import io.setpoint.api.Ids;
+import io.setpoint.api.Resources.Finalizers;
 import io.setpoint.api.core.v1.Tombstone;
 import io.setpoint.api.v1.DeleteRequest;
 import io.setpoint.api.v1.DeleteResponse;

@@ -5,7 +5,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import io.setpoint.api.Echo;
-import io.setpoint.api.Finalizers;
+import io.setpoint.api.Resources.Finalizers;
 import io.setpoint.api.Shards;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.Types;

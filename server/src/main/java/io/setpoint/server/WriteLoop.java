@@ -1,8 +1,8 @@
 package io.setpoint.server;
 
 import io.grpc.StatusRuntimeException;
-import io.setpoint.api.Finalizers;
 import io.setpoint.api.Ids;
+import io.setpoint.api.Resources.Finalizers;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;

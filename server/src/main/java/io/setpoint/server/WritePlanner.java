@@ -1,9 +1,9 @@
 package io.setpoint.server;
 
 import io.grpc.StatusRuntimeException;
-import io.setpoint.api.Finalizers;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Resources;
+import io.setpoint.api.Resources.Finalizers;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.resource.ValidationException;
 import io.setpoint.resource.Violations;

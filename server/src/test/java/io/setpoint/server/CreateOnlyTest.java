@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import com.google.protobuf.Any;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.setpoint.api.Finalizers;
+import io.setpoint.api.Resources.Finalizers;
 import io.setpoint.api.v1.DeleteRequest;
 import io.setpoint.api.v1.ReadRequest;
 import io.setpoint.api.v1.Resource;

@@ -2,8 +2,8 @@ package io.setpoint.testing;
 
 import com.google.protobuf.Any;
 import com.google.protobuf.Message;
-import io.setpoint.api.Finalizers;
 import io.setpoint.api.Ids;
+import io.setpoint.api.Resources.Finalizers;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;

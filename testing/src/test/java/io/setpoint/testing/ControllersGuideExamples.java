@@ -1,7 +1,7 @@
 package io.setpoint.testing;
 
 import com.google.protobuf.Any;
-import io.setpoint.api.Finalizers;
+import io.setpoint.api.Resources.Finalizers;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.Any;
-import io.setpoint.api.Finalizers;
 import io.setpoint.api.Ids;
+import io.setpoint.api.Resources.Finalizers;
 import io.setpoint.api.Tenancies;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;

@@ -1,8 +1,8 @@
 package io.setpoint.storage.engine;
 
-import io.setpoint.api.Finalizers;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Resources;
+import io.setpoint.api.Resources.Finalizers;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.StorageException.Reason;

@@ -337,8 +337,8 @@ public abstract class BackendConformanceTest {
     assertFails(Reason.UNDECIDED, () -> put(blind(id("a"), "x").toBuilder().setOwner(owner.getId()).build(), newUid(), newUid()));
     assertThat(backend.revision()).as("nothing was written").isEqualTo(revision);
     Resource marked = backend.writeCas(stored.toBuilder()
-        .putMetadata(io.setpoint.api.Finalizers.KEY, "test/cleanup")
-        .putMetadata(io.setpoint.api.Finalizers.DELETION_TIMESTAMP, "2026-01-01T00:00:00Z").build());
+        .putMetadata(io.setpoint.api.Resources.Finalizers.KEY, "test/cleanup")
+        .putMetadata(io.setpoint.api.Resources.Finalizers.DELETION_TIMESTAMP, "2026-01-01T00:00:00Z").build());
     assertFails(Reason.UNDECIDED, () -> put(blind(id("a"), "x"), newUid(), newUid()));
     assertThat(backend.read(Consistency.STRONG, id("a"))).isEqualTo(marked);
     assertFails(Reason.GROUP_VERSION_MISMATCH, () -> put(blind(withType(id("a"), WIDGET_V2), "x"), newUid(), newUid()));

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.Any;
 import com.google.protobuf.StringValue;
-import io.setpoint.api.Finalizers;
 import io.setpoint.api.Ids;
+import io.setpoint.api.Resources.Finalizers;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;

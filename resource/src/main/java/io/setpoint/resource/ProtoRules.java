@@ -15,6 +15,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.Message.Builder;
 import io.setpoint.api.v1.Resource;
+import io.setpoint.resource.ValidationException.FieldViolation;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,12 +1,15 @@
 package io.setpoint.resource;
 
+import io.setpoint.api.Echo;
 import java.util.List;
+import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
  * A request broke one or more rules. The service answers it with {@code INVALID_ARGUMENT} and the
  * violations, so the message a client sees names every field and rule (the first {@value
  * #MAX_VIOLATIONS} of them: a request with thousands of bad map entries gets a bounded answer).
+ * Each is a {@link FieldViolation}; {@link Violations} collects them while walking a message.
  */
 public final class ValidationException extends RuntimeException {
   /** The most violations kept; the message says how many more there were. */
@@ -45,5 +48,30 @@ public final class ValidationException extends RuntimeException {
     String kept = violations.stream().limit(MAX_VIOLATIONS).map(FieldViolation::toString).collect(Collectors.joining("; "));
     int more = violations.size() - MAX_VIOLATIONS;
     return more > 0 ? kept + "; and " + more + " more violations" : kept;
+  }
+
+  /**
+   * One broken rule: {@code field} is a path into the request ({@code data.tracks[3].name}),
+   * {@code rule} a short machine-readable name ({@code required}, {@code dns-label}), and
+   * {@code message} what a person should do about it. Both are {@linkplain Echo#bounded bounded}
+   * ({@value #MAX_FIELD} and {@value #MAX_MESSAGE} characters), as a path or a message may hold
+   * request input (a map key, an unknown JSON field) of any size.
+   */
+  public record FieldViolation(String field, String rule, String message) {
+    /** The longest field path kept. */
+    public static final int MAX_FIELD = 200;
+    /** The longest message kept. */
+    public static final int MAX_MESSAGE = 500;
+
+    public FieldViolation {
+      field = Echo.bounded(Objects.requireNonNull(field, "field"), MAX_FIELD);
+      Objects.requireNonNull(rule, "rule");
+      message = Echo.bounded(Objects.requireNonNull(message, "message"), MAX_MESSAGE);
+    }
+
+    @Override
+    public String toString() {
+      return field + ": " + message + " (rule: " + rule + ")";
+    }
   }
 }

@@ -1,6 +1,7 @@
 package io.setpoint.resource;
 
 import io.setpoint.api.Echo;
+import io.setpoint.resource.ValidationException.FieldViolation;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -6,9 +6,11 @@ import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
 
 /**
- * How a type authorizes reads, writes and lists. Each hook throws {@link
- * PermissionDeniedException} to refuse. {@link #operator()} (the default) requires {@code
- * operator:read} to read or list and {@code operator:write} to write.
+ * How a type authorizes reads, writes and lists: each hook asks the request's {@link Authorizer}
+ * whether the caller holds a {@link Permission}, and throws {@link PermissionDeniedException} to
+ * refuse. {@link #operator()} (the default) requires {@code operator:read} to read or list and
+ * {@code operator:write} to write; {@link #perType()} the type's own {@code read}, {@code write}
+ * and {@code list}.
  */
 public record AclHooks(Read read, Write write, List list) {
   /** Authorizes reading one resource; {@code resource} is null when it was not found. */
@@ -51,5 +53,57 @@ public record AclHooks(Read read, Write write, List list) {
             authz.require(
                 Permission.WRITE, res.getId().getType(), res.getId().getTenancy(), res.getId().getName()),
         (authz, type, tenancy) -> authz.require(Permission.LIST, type, tenancy, ""));
+  }
+
+  /**
+   * Answers whether the caller of a request holds a permission. ACL hooks ask it; the server builds
+   * one per request from the caller's token (or {@link #allowAll()} when ACLs are off).
+   *
+   * <p>The server's token-backed authorizers answer from the live ACL state, and throw an
+   * unchecked {@code UNAUTHENTICATED} status exception once their token has been deleted: hooks
+   * should let it pass (they only ever need to throw {@link PermissionDeniedException}).
+   */
+  @FunctionalInterface
+  public interface Authorizer {
+    /**
+     * True when the caller holds {@code permission} on resources of {@code type} in {@code tenancy}
+     * named {@code name}. For {@link Permission#LIST} the name is empty; for the operator
+     * permissions type, tenancy and name are ignored.
+     */
+    boolean allowed(Permission permission, Type type, Tenancy tenancy, String name);
+
+    /** Grants everything: ACLs disabled, or the server's own identity. */
+    static Authorizer allowAll() {
+      return (permission, type, tenancy, name) -> true;
+    }
+
+    /**
+     * Throws {@link PermissionDeniedException} naming {@code permission} unless it is allowed.
+     */
+    default void require(Permission permission, Type type, Tenancy tenancy, String name) {
+      if (!allowed(permission, type, tenancy, name)) {
+        throw new PermissionDeniedException(permission, type, tenancy, name);
+      }
+    }
+  }
+
+  /** What a caller may be allowed to do. */
+  public enum Permission {
+    READ("read"),
+    WRITE("write"),
+    LIST("list"),
+    OPERATOR_READ("operator:read"),
+    OPERATOR_WRITE("operator:write");
+
+    private final String label;
+
+    Permission(String label) {
+      this.label = label;
+    }
+
+    /** The name policies and error messages use, e.g. {@code operator:read}. */
+    public String label() {
+      return label;
+    }
   }
 }

@@ -4,6 +4,7 @@ import io.setpoint.api.Tenancies;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
+import io.setpoint.resource.AclHooks.Permission;
 
 /**
  * The caller lacks a permission; answered with {@code PERMISSION_DENIED}. The message names the

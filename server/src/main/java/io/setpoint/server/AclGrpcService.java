@@ -21,7 +21,7 @@ import io.setpoint.api.v1.ReadRequest;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.WriteRequest;
-import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.AclHooks.Authorizer;
 import io.setpoint.resource.Hooks;
 import io.setpoint.resource.ValidationException;
 import io.setpoint.resource.Violations;

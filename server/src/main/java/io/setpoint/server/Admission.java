@@ -3,7 +3,7 @@ package io.setpoint.server;
 import com.google.protobuf.Any;
 import io.setpoint.api.Resources;
 import io.setpoint.api.v1.Resource;
-import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.AclHooks.Authorizer;
 import io.setpoint.resource.Registration;
 import io.setpoint.resource.ValidationException;
 

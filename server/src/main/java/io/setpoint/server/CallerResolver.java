@@ -2,7 +2,7 @@ package io.setpoint.server;
 
 import com.linecorp.armeria.common.HttpHeaderNames;
 import com.linecorp.armeria.common.RequestHeaders;
-import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.AclHooks.Authorizer;
 import java.util.Optional;
 
 /**

@@ -9,7 +9,7 @@ import io.setpoint.api.v1.DeleteResponse;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
-import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.AclHooks.Authorizer;
 import io.setpoint.resource.CoreTypes;
 import io.setpoint.resource.Registration;
 import io.setpoint.resource.Violations;

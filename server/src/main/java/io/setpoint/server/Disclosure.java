@@ -1,7 +1,7 @@
 package io.setpoint.server;
 
 import io.setpoint.api.v1.Resource;
-import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.AclHooks.Authorizer;
 import io.setpoint.resource.PermissionDeniedException;
 import io.setpoint.resource.Registration;
 import io.setpoint.storage.StorageException;

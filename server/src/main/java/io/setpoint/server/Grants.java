@@ -3,7 +3,7 @@ package io.setpoint.server;
 import io.setpoint.api.acl.v1.Policy;
 import io.setpoint.api.acl.v1.Rule;
 import io.setpoint.api.v1.Type;
-import io.setpoint.resource.Permission;
+import io.setpoint.resource.AclHooks.Permission;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;

@@ -10,7 +10,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
 import io.setpoint.controller.Manager;
-import io.setpoint.resource.Permission;
+import io.setpoint.resource.AclHooks.Permission;
 import io.setpoint.resource.PermissionDeniedException;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Health;

@@ -12,7 +12,7 @@ import io.setpoint.api.Types;
 import io.setpoint.api.controller.v1.ListReconcilesRequest;
 import io.setpoint.api.controller.v1.ReconcileRequest;
 import io.setpoint.api.v1.ID;
-import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.AclHooks.Authorizer;
 import io.setpoint.resource.Registration;
 import io.setpoint.resource.Registry;
 import io.setpoint.resource.ValidationException;

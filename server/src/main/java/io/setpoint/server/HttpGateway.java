@@ -10,7 +10,7 @@ import com.linecorp.armeria.server.HttpService;
 import com.linecorp.armeria.server.ServerErrorHandler;
 import com.linecorp.armeria.server.ServiceBindingBuilder;
 import com.linecorp.armeria.server.ServiceRequestContext;
-import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.AclHooks.Authorizer;
 import io.setpoint.resource.Registration;
 import io.setpoint.resource.Registry;
 import java.util.List;

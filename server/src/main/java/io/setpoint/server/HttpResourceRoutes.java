@@ -22,7 +22,7 @@ import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.WatchListRequest;
 import io.setpoint.api.v1.WriteRequest;
 import io.setpoint.api.v1.WriteStatusRequest;
-import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.AclHooks.Authorizer;
 import io.setpoint.resource.Registration;
 import io.setpoint.resource.ValidationException;
 import io.setpoint.resource.Violations;

@@ -3,7 +3,7 @@ package io.setpoint.server;
 import io.setpoint.api.Ids;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
-import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.AclHooks.Authorizer;
 import io.setpoint.resource.Registration;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Consistency;

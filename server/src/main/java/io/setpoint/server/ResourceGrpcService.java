@@ -22,7 +22,7 @@ import io.setpoint.api.v1.WriteRequest;
 import io.setpoint.api.v1.WriteResponse;
 import io.setpoint.api.v1.WriteStatusRequest;
 import io.setpoint.api.v1.WriteStatusResponse;
-import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.AclHooks.Authorizer;
 import java.util.concurrent.Executor;
 import java.util.function.BiFunction;
 

@@ -18,7 +18,7 @@ import io.setpoint.api.v1.WriteRequest;
 import io.setpoint.api.v1.WriteResponse;
 import io.setpoint.api.v1.WriteStatusRequest;
 import io.setpoint.api.v1.WriteStatusResponse;
-import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.AclHooks.Authorizer;
 import io.setpoint.resource.Registry;
 import io.setpoint.storage.Backend;
 import java.security.SecureRandom;

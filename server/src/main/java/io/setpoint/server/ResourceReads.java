@@ -13,7 +13,7 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.WatchListRequest;
 import io.setpoint.resource.AclHooks;
-import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.AclHooks.Authorizer;
 import io.setpoint.resource.Registration;
 import io.setpoint.resource.Registry;
 import io.setpoint.resource.Violations;

@@ -10,7 +10,7 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Status;
 import io.setpoint.api.v1.WriteStatusRequest;
 import io.setpoint.api.v1.WriteStatusResponse;
-import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.AclHooks.Authorizer;
 import io.setpoint.resource.Registration;
 import io.setpoint.resource.Violations;
 import io.setpoint.storage.Backend;

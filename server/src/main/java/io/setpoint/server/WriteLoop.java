@@ -9,7 +9,7 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WriteRequest;
 import io.setpoint.api.v1.WriteResponse;
 import io.setpoint.resource.AclHooks;
-import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.AclHooks.Authorizer;
 import io.setpoint.resource.ValidationException;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Consistency;

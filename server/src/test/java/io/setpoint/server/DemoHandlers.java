@@ -8,7 +8,7 @@ import io.setpoint.api.v1.WriteRequest;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Album;
 import io.setpoint.demo.v2.Artist;
-import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.AclHooks.Authorizer;
 import io.setpoint.resource.CoreTypes;
 import io.setpoint.resource.Registry;
 import io.setpoint.storage.Backend;

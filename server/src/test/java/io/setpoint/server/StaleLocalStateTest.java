@@ -11,7 +11,7 @@ import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.WriteRequest;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Artist;
-import io.setpoint.resource.Authorizer;
+import io.setpoint.resource.AclHooks.Authorizer;
 import io.setpoint.storage.Backend;
 import io.setpoint.storage.Consistency;
 import io.setpoint.storage.ForwardingBackend;

@@ -22,9 +22,10 @@ import io.opentelemetry.context.propagation.TextMapSetter;
  * Traces the calls of a client with OpenTelemetry: a {@code CLIENT} span per call, named by its
  * gRPC method, child of the current span, and the trace context sent along in the call's headers
  * (W3C {@code traceparent}, or whatever propagators {@code openTelemetry} has), so the server's span
- * of the call joins the same trace. {@link SetpointClient.Builder#openTelemetry} installs it.
+ * of the call joins the same trace. {@link SetpointClient.Builder#openTelemetry} installs it, and
+ * {@link SetpointClient#over(io.grpc.ManagedChannel, String, OpenTelemetry)} on a caller's channel.
  */
-public final class ClientTracing implements ClientInterceptor {
+final class ClientTracing implements ClientInterceptor {
   private static final TextMapSetter<Metadata> HEADERS =
       (headers, key, value) -> headers.put(Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER), value);
 
@@ -37,7 +38,7 @@ public final class ClientTracing implements ClientInterceptor {
   }
 
   /** An interceptor that traces calls with {@code openTelemetry}. */
-  public static ClientInterceptor of(OpenTelemetry openTelemetry) {
+  static ClientInterceptor of(OpenTelemetry openTelemetry) {
     return new ClientTracing(openTelemetry);
   }
 

@@ -1,5 +1,7 @@
 package io.setpoint.client;
 
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
 import io.opentelemetry.api.OpenTelemetry;
 import io.setpoint.api.operator.v1.ListPeersResponse;
@@ -61,6 +63,8 @@ public final class SetpointClient implements AutoCloseable {
   /** The metadata key that carries the ACL token. */
   public static final String TOKEN_HEADER = "x-setpoint-token";
 
+  private static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(30);
+
   private final ManagedChannel channel;
   private final Rpc rpc;
   private final AsyncSetpointClient async;
@@ -68,6 +72,11 @@ public final class SetpointClient implements AutoCloseable {
   private final Consumer<? super Resource> stored;
   /** Whether closing this client shuts the channel down; a view shares its parent's. */
   private final boolean ownsChannel;
+
+  /** A client that owns {@code channel}, writing unfenced and observing nothing. */
+  private SetpointClient(ManagedChannel channel, Rpc rpc) {
+    this(channel, rpc, Fence.getDefaultInstance(), IGNORED, true);
+  }
 
   private SetpointClient(
       ManagedChannel channel, Rpc rpc, Fence fence, Consumer<? super Resource> stored, boolean ownsChannel) {
@@ -98,7 +107,13 @@ public final class SetpointClient implements AutoCloseable {
    * @param name how messages refer to the server, e.g. {@code in-process}
    */
   public static SetpointClient over(ManagedChannel channel, String name) {
-    return new SetpointClient(channel, new Rpc(channel, name, Duration.ofSeconds(30)), Fence.getDefaultInstance(), IGNORED, true);
+    return new SetpointClient(channel, new Rpc(channel, name, DEFAULT_DEADLINE));
+  }
+
+  /** {@link #over(ManagedChannel, String)}, tracing every call as {@link Builder#openTelemetry} does. */
+  public static SetpointClient over(ManagedChannel channel, String name, OpenTelemetry openTelemetry) {
+    Channel traced = ClientInterceptors.intercept(channel, ClientTracing.of(openTelemetry));
+    return new SetpointClient(channel, new Rpc(traced, name, DEFAULT_DEADLINE));
   }
 
   /** Starts configuring a client. */
@@ -421,7 +436,7 @@ public final class SetpointClient implements AutoCloseable {
   public static final class Builder {
     private String address = "localhost:8500";
     private String token;
-    private Duration deadline = Duration.ofSeconds(30);
+    private Duration deadline = DEFAULT_DEADLINE;
     private OpenTelemetry openTelemetry;
     private Path trustedCa;
     private Path clientCertificate;
@@ -477,8 +492,8 @@ public final class SetpointClient implements AutoCloseable {
     }
 
     /**
-     * Traces every call with {@code openTelemetry} ({@link ClientTracing}): a span per call, and the
-     * trace context sent to the server. Default: no tracing.
+     * Traces every call with {@code openTelemetry}: a {@code CLIENT} span per call, named by its
+     * gRPC method, and the trace context sent to the server. Default: no tracing.
      */
     public Builder openTelemetry(OpenTelemetry openTelemetry) {
       this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
@@ -502,8 +517,7 @@ public final class SetpointClient implements AutoCloseable {
      */
     public SetpointClient build() {
       ClientChannel dialed = ClientChannel.dial(address, token, trustedCa, clientCertificate, clientKey, openTelemetry);
-      return new SetpointClient(dialed.channel(), new Rpc(dialed.calls(), address, deadline), Fence.getDefaultInstance(),
-          IGNORED, true);
+      return new SetpointClient(dialed.channel(), new Rpc(dialed.calls(), address, deadline));
     }
   }
 }

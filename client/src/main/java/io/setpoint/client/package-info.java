@@ -6,6 +6,7 @@
  *
  * <p>Inside, package-private: {@code ClientChannel} turns a builder's settings into the gRPC
  * channel ({@code HostPort} and {@code AgentAddresses} for the agents, {@code ClientTls}, {@code
- * CallRetries}, {@code ReconnectOnDemand}), and {@code Rpc} makes the calls on it.
+ * CallRetries}, {@code ReconnectOnDemand}, {@code ClientTracing}), and {@code Rpc} makes the calls
+ * on it.
  */
 package io.setpoint.client;

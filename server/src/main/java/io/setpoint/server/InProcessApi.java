@@ -1,11 +1,11 @@
 package io.setpoint.server;
 
+import io.grpc.ManagedChannel;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.opentelemetry.api.OpenTelemetry;
-import io.setpoint.client.ClientTracing;
 import io.setpoint.client.SetpointClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -47,10 +47,10 @@ final class InProcessApi {
       throw new UncheckedIOException("an in-process server cannot fail to bind", e);
     }
     opened.add(server::shutdownNow);
-    SetpointClient client = opened.add(
-        SetpointClient.over(tracing == null
-            ? InProcessChannelBuilder.forName(name).build()
-            : InProcessChannelBuilder.forName(name).intercept(ClientTracing.of(tracing)).build(), "in-process"));
+    ManagedChannel channel = InProcessChannelBuilder.forName(name).build();
+    SetpointClient client = opened.add(tracing == null
+        ? SetpointClient.over(channel, "in-process")
+        : SetpointClient.over(channel, "in-process", tracing));
     return new InProcessApi(server, client);
   }
 

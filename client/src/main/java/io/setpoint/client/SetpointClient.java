@@ -53,11 +53,12 @@ import java.util.function.Consumer;
  * }
  * }</pre>
  *
- * <p>Every blocking method waits at most the client's {@linkplain Builder#deadline(Duration)
+ * <p>Most methods block on their {@link AsyncSetpointClient} counterpart, which documents the call
+ * in full. Every blocking method waits at most the client's {@linkplain Builder#deadline(Duration)
  * deadline} (watches have none), and reports failures as an unchecked {@link SetpointException}
  * carrying the gRPC code, the server's message and any field violations. An interrupt while
  * waiting cancels the call. A client is thread-safe and meant to be shared; {@link #close()} it
- * when done.
+ * when done. docs/cli.md shows the client and the operator commands these calls serve.
  */
 public final class SetpointClient implements AutoCloseable {
   /** The metadata key that carries the ACL token. */
@@ -123,11 +124,10 @@ public final class SetpointClient implements AutoCloseable {
 
   /**
    * This client, sending {@code fence} with every write, status write and delete: the server
-   * applies them only while the fence's leader-election lease is held by its holder at its epoch,
-   * and refuses them otherwise with {@code FAILED_PRECONDITION}, atomically with the write. A
-   * controller manager that runs under leader election hands its controllers such a client, so a
-   * manager that lost its lease (paused past it, say) cannot write when it resumes. The view
-   * shares this client's connection; closing it does nothing.
+   * applies them only while the fence's lease is held by its holder at its epoch, atomically with
+   * the write, and refuses them otherwise with {@code FAILED_PRECONDITION}, so that a controller
+   * manager that lost its leader election cannot write when it resumes (docs/controllers.md). The
+   * view shares this client's connection; closing it does nothing.
    */
   public SetpointClient fenced(Fence fence) {
     return new SetpointClient(channel, rpc, fence, stored, false);
@@ -183,43 +183,22 @@ public final class SetpointClient implements AutoCloseable {
     }
   }
 
-  /**
-   * Creates or updates a resource and returns it as stored. An empty version is a blind write; a
-   * version makes it a compare-and-swap ({@code ABORTED} when the stored version differs). A
-   * write that changes neither data nor metadata stores nothing and returns the stored resource.
-   * Each write carries a new request id, so when an agent fails it with {@code UNAVAILABLE} (it
-   * stopped, or leadership moved mid-write) the client sends it again, and the store applies it
-   * at most once.
-   */
+  /** Creates or updates a resource; see {@link AsyncSetpointClient#write(Resource)}. */
   public Resource write(Resource resource) {
     return Rpc.await(async.write(resource));
   }
 
-  /**
-   * Writes as {@code request} says (create-only, fence, request id) and returns the resource as
-   * stored. A request id of the caller's own makes the caller's retries safe too: sent again, even
-   * from another process or after a restart, the write is applied at most once and answered with
-   * what the first stored, as long as the store remembers it (the last 50,000 writes with request
-   * ids). Without one the client makes one up, as {@link #write(Resource)} does.
-   */
+  /** Writes as {@code request} says; see {@link AsyncSetpointClient#write(WriteRequest)}. */
   public Resource write(WriteRequest request) {
     return Rpc.await(async.write(request));
   }
 
-  /**
-   * Creates a resource only if its name is free and returns it as stored. When a resource of that
-   * name exists (even one being deleted that waits for its finalizers) nothing is written and it
-   * throws a {@link SetpointException} with code {@code ALREADY_EXISTS}. The resource must carry
-   * neither uid nor version.
-   */
+  /** Creates a resource if its name is free; see {@link AsyncSetpointClient#create(Resource)}. */
   public Resource create(Resource resource) {
     return Rpc.await(async.create(resource));
   }
 
-  /**
-   * Replaces the status entry {@code key} of the incarnation {@code id} (which must carry its
-   * uid), whatever its version.
-   */
+  /** Replaces a status entry; see {@link AsyncSetpointClient#writeStatus(ID, String, Status)}. */
   public Resource writeStatus(ID id, String key, Status status) {
     return Rpc.await(async.writeStatus(id, key, status));
   }
@@ -229,19 +208,12 @@ public final class SetpointClient implements AutoCloseable {
     return Rpc.await(async.writeStatus(id, key, status, version));
   }
 
-  /**
-   * Writes one status entry as {@code request} says, applied at most once for its request id as
-   * {@link #write(WriteRequest)} is (the client makes one up when it has none): a compare-and-swap
-   * sent again after its answer was lost is answered with what it stored, not {@code ABORTED}.
-   */
+  /** Writes a status entry; see {@link AsyncSetpointClient#writeStatus(WriteStatusRequest)}. */
   public Resource writeStatus(WriteStatusRequest request) {
     return Rpc.await(async.writeStatus(request));
   }
 
-  /**
-   * One page of a listing. Pass the response's {@code next_page_token} back in the request for the
-   * next one; every page is read at the revision of the first.
-   */
+  /** One page of a listing; see {@link AsyncSetpointClient#list(ListRequest)}. */
   public ListResponse list(ListRequest request) {
     return Rpc.await(async.list(request));
   }
@@ -256,18 +228,12 @@ public final class SetpointClient implements AutoCloseable {
     return Rpc.await(async.listAll(type, tenancy));
   }
 
-  /**
-   * Every direct child of one owner incarnation ({@code owner} must carry its uid), in order of
-   * type, tenancy and name, fetched a page at a time (so not at one revision).
-   */
+  /** Every direct child of an owner; see {@link AsyncSetpointClient#listByOwner(ID)}. */
   public List<Resource> listByOwner(ID owner) {
     return Rpc.await(async.listByOwner(owner));
   }
 
-  /**
-   * One page of an owner's children: at most {@code request.page_size} (0: the server's default)
-   * after {@code request.page_token}, with the token of the next page (empty on the last).
-   */
+  /** One page of an owner's children; see {@link AsyncSetpointClient#listByOwner(ListByOwnerRequest)}. */
   public ListByOwnerResponse listByOwner(ListByOwnerRequest request) {
     return Rpc.await(async.listByOwner(request));
   }
@@ -282,11 +248,7 @@ public final class SetpointClient implements AutoCloseable {
     Rpc.await(async.delete(id, version));
   }
 
-  /**
-   * Deletes as {@code request} says, applied at most once for its request id (the client makes
-   * one up when it has none): sent again after its answer was lost, it deletes nothing, so a
-   * resource created since under the same name stays.
-   */
+  /** Deletes as {@code request} says; see {@link AsyncSetpointClient#delete(DeleteRequest)}. */
   public void delete(DeleteRequest request) {
     Rpc.await(async.delete(request));
   }
@@ -304,18 +266,12 @@ public final class SetpointClient implements AutoCloseable {
     return new Watch(rpc, request);
   }
 
-  /**
-   * The types the server serves, with the descriptors of their data messages; see {@link
-   * ResourceJson#of(ListTypesResponse)}.
-   */
+  /** The types the server serves; see {@link AsyncSetpointClient#types()}. */
   public ListTypesResponse types() {
     return Rpc.await(async.types());
   }
 
-  /**
-   * The members of the agent's replicated store, as the agent knows them, and which one leads.
-   * Needs {@code operator:read}; {@code FAILED_PRECONDITION} from an agent with the in-memory store.
-   */
+  /** The Raft members and their leader; see {@link AsyncSetpointClient#raftPeers()}. */
   public ListPeersResponse raftPeers() {
     return Rpc.await(async.raftPeers());
   }
@@ -340,77 +296,42 @@ public final class SetpointClient implements AutoCloseable {
         }));
   }
 
-  /**
-   * Moves Raft leadership to the member {@code to} (empty: any other member) and returns the member
-   * that leads afterwards. Needs {@code operator:write}.
-   */
+  /** Moves Raft leadership; see {@link AsyncSetpointClient#transferRaftLeader(String)}. */
   public String transferRaftLeader(String to) {
     return Rpc.await(async.transferRaftLeader(to));
   }
 
-  /**
-   * Adds the Raft member {@code name} at {@code raftAddress} (its {@code host:port} for Raft) and
-   * returns the members afterwards, once the cluster committed the change: the leader first catches
-   * the new member up, by snapshot when it is far behind, so this may take minutes (it has a
-   * deadline of its own, three minutes). The new member must be running and waiting to be added,
-   * as {@code setpoint agent -join} starts it (which asks for this itself). Adding a member where it is changes
-   * nothing. Needs {@code operator:write}; {@code ALREADY_EXISTS} when the name is a member at
-   * another address.
-   */
+  /** Adds a Raft member; see {@link AsyncSetpointClient#addRaftPeer(String, String)}. */
   public List<Peer> addRaftPeer(String name, String raftAddress) {
     return Rpc.await(async.addRaftPeer(name, raftAddress));
   }
 
-  /**
-   * Removes the Raft member {@code name} (when it leads, leadership moves first) and returns the
-   * members afterwards, once the cluster committed the change. Stop the removed member's agent.
-   * Needs {@code operator:write}; {@code NOT_FOUND} for an unknown member, {@code
-   * FAILED_PRECONDITION} for the last one.
-   */
+  /** Removes a Raft member; see {@link AsyncSetpointClient#removeRaftPeer(String)}. */
   public List<Peer> removeRaftPeer(String name) {
     return Rpc.await(async.removeRaftPeer(name));
   }
 
-  /**
-   * The controllers the agent runs, with their placement, whether each runs on this member, its
-   * queue depth and why it fails, if it does. Needs {@code operator:read}.
-   */
+  /** The agent's controllers and how each is doing; see {@link AsyncSetpointClient#controllers()}. */
   public List<ControllerInfo> controllers() {
     return Rpc.await(async.controllers());
   }
 
-  /**
-   * Queues the resource {@code id} for the agent's controller {@code controller} with a MANUAL
-   * trigger, and returns once it is queued. Needs {@code operator:write}; {@code NOT_FOUND} for an
-   * unknown controller, {@code FAILED_PRECONDITION} when it does not run on this member (a
-   * SINGLETON controller runs on the Raft leader).
-   */
+  /** Queues a reconcile of {@code id}; see {@link AsyncSetpointClient#reconcile(String, ID)}. */
   public void reconcile(String controller, ID id) {
     Rpc.await(async.reconcile(controller, id));
   }
 
-  /**
-   * The recent reconciles of the member asked, newest first: of {@code request}'s controller (or
-   * all), and of its resource (those that reconciled it and those a change of it caused) or all.
-   * Needs {@code operator:read}, or read on the resource asked about; {@code NOT_FOUND} for an
-   * unknown controller.
-   */
+  /** Recent reconciles; see {@link AsyncSetpointClient#reconciles(ListReconcilesRequest)}. */
   public List<ReconcileInfo> reconciles(ListReconcilesRequest request) {
     return Rpc.await(async.reconciles(request));
   }
 
-  /**
-   * Creates the first management token of an agent with ACLs on, and returns its secret (shown
-   * only this once). Needs no token; fails with {@code FAILED_PRECONDITION} once done.
-   */
+  /** Creates an agent's first management token; see {@link AsyncSetpointClient#bootstrapAcls()}. */
   public BootstrapResponse bootstrapAcls() {
     return Rpc.await(async.bootstrapAcls());
   }
 
-  /**
-   * Creates a token with a new secret, returned only here; needs a token with {@code
-   * operator:write}. The policies must exist.
-   */
+  /** Creates a token; see {@link AsyncSetpointClient#createToken(CreateTokenRequest)}. */
   public CreateTokenResponse createToken(CreateTokenRequest request) {
     return Rpc.await(async.createToken(request));
   }
@@ -449,13 +370,11 @@ public final class SetpointClient implements AutoCloseable {
      * leading {@code https://} means TLS (trusting the JVM's CAs unless {@link #tls(Path)} names
      * one); {@code http://} means plaintext, like no scheme.
      *
-     * <p>Several agents, comma-separated ({@code n1:8500,n2:8500,n3:8500}, every one with the same
-     * scheme): the client talks to the first it can reach and moves to the next when that one stops
-     * or cannot be reached. Calls that only read ({@code Read}, {@code List}, {@code ListByOwner},
-     * {@code ListTypes}, {@code ListPeers}, {@code ListControllers}, {@code ListReconciles}) are
-     * tried again, up to four times in all, when they fail with {@code UNAVAILABLE}, on one
-     * address or several. Writes are tried again only when they never reached an agent: one that
-     * failed on the way may have been applied.
+     * <p>Several agents, comma-separated ({@code n1:8500,n2:8500,n3:8500}, all with the same scheme):
+     * the client talks to the first it can reach and moves to the next when that one stops or
+     * cannot be reached. Calls that only read (reads and listings) are tried again, up to four times
+     * in all, when they fail with {@code UNAVAILABLE}, on one address or several; writes only when
+     * they never reached an agent, as one that failed on the way may have been applied.
      */
     public Builder address(String address) {
       this.address = Objects.requireNonNull(address, "address");

@@ -43,6 +43,11 @@ import java.util.function.Predicate;
  * {@link #take()} computes when the next delayed key is due. Keys must have consistent {@code
  * equals}/{@code hashCode} and should be immutable.
  *
+ * <p>One file on purpose, the one source file over the project's size limit (SourceLayoutTest):
+ * every operation takes that lock and moves a key between the same few maps and heaps, and the
+ * guarantees above are invariants over all of them at once; split, each part would see half of
+ * the state its invariant is about.
+ *
  * <pre>{@code
  * WorkQueue<Request> queue = WorkQueue.<Request>builder()
  *     .tenant(r -> r.tenancy())

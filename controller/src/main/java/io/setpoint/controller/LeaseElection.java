@@ -157,6 +157,22 @@ public final class LeaseElection implements Leadership {
     }
   }
 
+  /**
+   * Calls every {@linkplain #onChange listener}, each guarded: one that throws (the manager placing
+   * its controllers, say) is a fault of the election, and costs neither the others their call nor
+   * the election its thread, which would otherwise never campaign again.
+   */
+  private void tellListeners() {
+    for (Runnable listener : listeners) {
+      try {
+        listener.run();
+      } catch (Throwable e) {
+        faults.record(name, "election", "a leadership listener, as " + holder + (fence != null ? " leads" : " steps down"),
+            e, false);
+      }
+    }
+  }
+
   /** The election's lease as this process campaigns for it, leads with it and steps down. */
   private final class Term extends LeaseKeeper {
     /** The version of the lease last seen held by another, and since when it has not changed. */
@@ -202,7 +218,7 @@ public final class LeaseElection implements Leadership {
     void acquired(Fence term) {
       fence = term;
       log.info("election {}: {} leads (epoch {})", name, holder, term.getEpoch());
-      listeners.forEach(Runnable::run);
+      tellListeners();
     }
 
     @Override
@@ -215,12 +231,12 @@ public final class LeaseElection implements Leadership {
       fence = null;
       observedVersion = "";
       log.warn("election {}: {} steps down: {}", name, holder, why);
-      listeners.forEach(Runnable::run);
+      tellListeners();
     }
 
     @Override
-    void failed(Throwable e, boolean holding) {
-      faults.caught(name, "election", holding ? "renewing the lease" : "acquiring the lease", e);
+    void failed(Throwable e, String doing) {
+      faults.caught(name, "election", doing, e);
     }
   }
 

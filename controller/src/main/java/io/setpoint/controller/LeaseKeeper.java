@@ -76,8 +76,11 @@ abstract class LeaseKeeper {
   /** This process no longer holds the lease, for the reason {@code why}. */
   abstract void lost(String why) throws InterruptedException;
 
-  /** Taking the lease ({@code holding} false) or renewing it threw {@code e}; the loop goes on. */
-  abstract void failed(Throwable e, boolean holding);
+  /**
+   * {@code doing} ("taking the lease", "renewing the heartbeat", "letting the lease go") threw
+   * {@code e}; the keeping goes on.
+   */
+  abstract void failed(Throwable e, String doing);
 
   /** Waits a retry period before the next take or renew. */
   void pause() throws InterruptedException {
@@ -101,12 +104,20 @@ abstract class LeaseKeeper {
       } catch (InterruptedException e) {
         return;
       } catch (Throwable e) {
-        failed(e, held != null);
+        failed(e, (held != null ? "renewing the " : "taking the ") + noun);
       }
       try {
         if (held != null && ticker.read() - renewedAt >= timings.renewDeadline().toNanos()) {
           lose("the " + noun + " was not renewed within the renew deadline of " + timings.renewDeadline());
         }
+      } catch (InterruptedException e) {
+        return;
+      } catch (Throwable e) {
+        // What letting go tells (the manager placing its controllers) may throw; were this thread to
+        // end here, the process would never take the lease again.
+        failed(e, "letting the " + noun + " go");
+      }
+      try {
         pause();
       } catch (InterruptedException e) {
         return;

@@ -99,8 +99,8 @@ final class ShardHeartbeat extends LeaseKeeper {
   }
 
   @Override
-  void failed(Throwable e, boolean holding) {
-    faults.caught(name, "shard heartbeat", "member " + member, e);
+  void failed(Throwable e, String doing) {
+    faults.caught(name, "shard heartbeat", "member " + member + ", " + doing, e);
   }
 
   @Override

@@ -7,7 +7,7 @@ import io.setpoint.controller.ControllerSpec.SourceBinding;
 import io.setpoint.controller.ControllerSpec.TypeIndex;
 import io.setpoint.controller.ControllerSpec.WatchedType;
 import io.setpoint.controller.cache.Index;
-import io.setpoint.controller.cache.Query;
+import io.setpoint.controller.cache.Cache.Query;
 import io.setpoint.controller.cache.ResourceEvent;
 import io.setpoint.controller.predicate.Predicates;
 import io.setpoint.controller.queue.Priority;

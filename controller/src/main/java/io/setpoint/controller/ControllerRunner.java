@@ -6,7 +6,6 @@ import io.setpoint.api.Types;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.controller.cache.ResourceEvent;
-import io.setpoint.controller.cache.SharedCache;
 import io.setpoint.controller.queue.Priority;
 import io.setpoint.controller.queue.Trigger;
 import io.setpoint.controller.queue.WorkQueue;

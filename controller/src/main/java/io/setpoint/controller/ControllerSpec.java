@@ -2,9 +2,8 @@ package io.setpoint.controller;
 
 import io.setpoint.api.v1.Type;
 import io.setpoint.controller.cache.Index;
-import io.setpoint.controller.cache.Query;
+import io.setpoint.controller.cache.Cache.Query;
 import io.setpoint.controller.cache.ResourceEvent;
-import io.setpoint.controller.cache.SharedCache;
 import io.setpoint.controller.queue.Priority;
 import io.setpoint.controller.source.Source;
 import java.time.Duration;

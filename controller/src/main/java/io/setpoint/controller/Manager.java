@@ -10,7 +10,6 @@ import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Type;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.cache.Cache;
-import io.setpoint.controller.cache.SharedCache;
 import io.setpoint.controller.loop.Loop;
 import io.setpoint.controller.time.Ticker;
 import java.time.Clock;

@@ -1,6 +1,5 @@
 package io.setpoint.controller;
 
-import io.setpoint.controller.cache.SharedCache;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -3,7 +3,7 @@ package io.setpoint.controller;
 import io.setpoint.api.Ids;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Type;
-import io.setpoint.controller.cache.Keys;
+import io.setpoint.controller.cache.Index;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -37,7 +37,7 @@ public final class Mappers {
   /** The one resource of {@code type} whose index {@code index} holds the changed resource's key. */
   public static DependencyMapper cacheGet(Type type, String index) {
     return (tools, resource) -> tools.cache()
-        .getByIndex(type, index, Keys.of(resource.getId()))
+        .getByIndex(type, index, Index.keyOf(resource.getId()))
         .map(found -> List.of(Request.of(found.getId())))
         .orElse(List.of());
   }
@@ -45,7 +45,7 @@ public final class Mappers {
   /** Every resource of {@code type} whose index {@code index} holds the changed resource's key. */
   public static DependencyMapper cacheList(Type type, String index) {
     return (tools, resource) ->
-        requests(tools.cache().listByIndex(type, index, Keys.of(resource.getId())));
+        requests(tools.cache().listByIndex(type, index, Index.keyOf(resource.getId())));
   }
 
   /**
@@ -65,7 +65,7 @@ public final class Mappers {
    */
   public static DependencyMapper cacheParents(Type type, String index) {
     return (tools, resource) ->
-        requests(tools.cache().parents(type, index, Keys.of(resource.getId())));
+        requests(tools.cache().parents(type, index, Index.keyOf(resource.getId())));
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.setpoint.controller;
 
-import io.setpoint.controller.cache.SharedCache;
 import org.slf4j.LoggerFactory;
 
 /**

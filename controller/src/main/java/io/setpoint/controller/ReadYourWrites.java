@@ -4,7 +4,6 @@ import io.setpoint.api.Types;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Type;
 import io.setpoint.client.SetpointClient;
-import io.setpoint.controller.cache.SharedCache;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

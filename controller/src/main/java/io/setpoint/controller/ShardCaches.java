@@ -3,7 +3,6 @@ package io.setpoint.controller;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.HashRange;
 import io.setpoint.api.v1.Type;
-import io.setpoint.controller.cache.SharedCache;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;

@@ -1,6 +1,5 @@
 package io.setpoint.controller;
 
-import io.setpoint.controller.cache.UnknownTypeException;
 import io.setpoint.controller.time.Ticker;
 import java.time.Duration;
 import java.util.Optional;

@@ -12,9 +12,9 @@
  *       finalization). A reconcile gets a {@link io.setpoint.controller.Request}, a {@link
  *       io.setpoint.controller.ReconcileContext} and {@link io.setpoint.controller.Tools} (client,
  *       cache, events, clock), and returns a {@link io.setpoint.controller.Result}.
- *   <li><b>What runs it.</b> The {@link io.setpoint.controller.Manager}: one shared cache, one
- *       {@code Supervisor} per controller, which restarts a {@code ControllerRunner} that fails.
- *       The manager keeps what is registered in a {@code ControllerRegistry}, builds supervisors,
+ *   <li><b>What runs it.</b> The {@link io.setpoint.controller.Manager}: one {@code SharedCache}
+ *       (an {@code Informer} and a {@code TypeStore} per type), one {@code Supervisor} per
+ *       controller, which restarts a {@code ControllerRunner} that fails. The manager keeps what is registered in a {@code ControllerRegistry}, builds supervisors,
  *       runners and tools with a {@code RunnerFactory}, and reports with {@code ManagerStatus}.
  *       The runner feeds the controller's work queue ({@code Deliveries}: events through mappers)
  *       and {@code Workers} run the reconciles ({@code WorkContext}, {@code ReadYourWrites},
@@ -31,7 +31,7 @@
  *       the shard heartbeat are both a {@code LeaseKeeper} (renewing on the ticker through {@code
  *       LeaseCalls}, timed by {@code LeaseTimings}).
  *   <li><b>Around it.</b> {@code queue}: the work queue (deduplication, backoff, priorities,
- *       fairness). {@code cache}: the shared informer cache and its indexes. {@code loop}: generic
+ *       fairness). {@code cache}: what reconcilers read of the shared cache, and its indexes. {@code loop}: generic
  *       loops over objects that are not resources, run by a {@link
  *       io.setpoint.controller.LoopRunner} or a manager. {@code predicate} and {@code source}:
  *       event filters and custom event sources. {@code time}: the injectable ticker and clock.

@@ -42,4 +42,14 @@ public interface Cache {
 
   /** The cached resource {@code id} names, with its data decoded as {@code data}. */
   <T extends Message> Optional<Decoded<T>> getDecoded(ID id, Class<T> data);
+
+  /**
+   * A named query over the cache, registered with {@code Controller.Builder.query} and run by name
+   * with {@link Cache#query}.
+   */
+  @FunctionalInterface
+  interface Query {
+    /** The resources that {@code args} select, read from {@code cache}. */
+    List<Resource> run(Cache cache, Object... args);
+  }
 }

@@ -1,6 +1,10 @@
 package io.setpoint.controller.cache;
 
+import io.setpoint.api.v1.ID;
+import io.setpoint.api.v1.Reference;
 import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.Tenancy;
+import io.setpoint.api.v1.Type;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -39,7 +43,7 @@ public record Index(String name, Function<Resource, Collection<String>> keys) {
 
   /**
    * The "bound references" index (see docs/controllers.md): every resource a status condition of
-   * {@code resource} points at, keyed by {@link Keys#of(io.setpoint.api.v1.Reference)}. A
+   * {@code resource} points at, keyed by {@link #keyOf(Reference)}. A
    * controller records what it bound a resource to in its conditions; a mapper then finds, from a
    * changed referenced resource, everything bound to it.
    */
@@ -47,9 +51,28 @@ public record Index(String name, Function<Resource, Collection<String>> keys) {
     return new Index(name, resource -> resource.getStatusMap().values().stream()
         .flatMap(status -> status.getConditionsList().stream())
         .filter(condition -> condition.hasResource())
-        .map(condition -> Keys.of(condition.getResource()))
+        .map(condition -> keyOf(condition.getResource()))
         .distinct()
         .toList());
+  }
+
+  /**
+   * The canonical key of the resource {@code id} names: group, kind, tenancy and name, without
+   * version or uid, so that it equals the key of a {@link Reference} to it and indexes can join on
+   * either (as {@link #boundReferences} and {@code Mappers.cacheList} do).
+   */
+  public static String keyOf(ID id) {
+    return keyOf(id.getType(), id.getTenancy(), id.getName());
+  }
+
+  /** The canonical key of the resource {@code ref} points at; see {@link #keyOf(ID)}. */
+  public static String keyOf(Reference ref) {
+    return keyOf(ref.getType(), ref.getTenancy(), ref.getName());
+  }
+
+  private static String keyOf(Type type, Tenancy tenancy, String name) {
+    return type.getGroup() + "." + type.getKind() + "/" + tenancy.getPartition() + "/"
+        + tenancy.getNamespace() + "/" + name;
   }
 
   /** Joins parts into one index key. */

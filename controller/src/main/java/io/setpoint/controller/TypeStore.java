@@ -1,6 +1,7 @@
-package io.setpoint.controller.cache;
+package io.setpoint.controller;
 
 import io.setpoint.api.v1.Resource;
+import io.setpoint.controller.cache.Index;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -34,7 +35,7 @@ final class TypeStore {
 
   /** Stores {@code resource}, returning what it replaced. */
   synchronized Resource put(Resource resource) {
-    String key = Keys.of(resource.getId());
+    String key = Index.keyOf(resource.getId());
     Resource old = byKey.put(key, resource);
     for (IndexTable table : indexes.values()) {
       if (old != null) {
@@ -85,7 +86,7 @@ final class TypeStore {
     Map<String, Resource> out = new java.util.LinkedHashMap<>();
     for (int end = value.length(); end > 0; end = value.lastIndexOf('/', end - 1)) {
       for (Resource r : table.lookup(value.substring(0, end), byKey)) {
-        out.putIfAbsent(Keys.of(r.getId()), r);
+        out.putIfAbsent(Index.keyOf(r.getId()), r);
       }
     }
     return new ArrayList<>(out.values());

@@ -1,8 +1,10 @@
-package io.setpoint.controller.cache;
+package io.setpoint.controller;
 
 import io.setpoint.api.Shards;
 import io.setpoint.api.v1.HashRange;
 import io.setpoint.api.v1.Resource;
+import io.setpoint.controller.cache.Index;
+import io.setpoint.controller.cache.ResourceEvent;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -64,7 +66,7 @@ final class StoreWriter {
       reached.accept(eventRevision);
       return;
     }
-    Resource previous = store.remove(Keys.of(resource.getId()));
+    Resource previous = store.remove(Index.keyOf(resource.getId()));
     reached.accept(eventRevision);
     listener.accept(new ResourceEvent(ResourceEvent.Kind.DELETE, previous, resource, eventRevision, traceparent));
   }
@@ -111,7 +113,7 @@ final class StoreWriter {
     if (eventRevision > replayThrough) {
       return false;
     }
-    Resource stored = store.get(Keys.of(resource.getId()));
+    Resource stored = store.get(Index.keyOf(resource.getId()));
     return stored != null && version(stored) > eventVersion;
   }
 

@@ -1,4 +1,4 @@
-package io.setpoint.testing;
+package io.setpoint.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -10,10 +10,10 @@ import io.setpoint.api.Tenancies;
 import io.setpoint.api.v1.HashRange;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
-import io.setpoint.controller.cache.SharedCache;
 import io.setpoint.controller.cache.ResourceEvent;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v1.RecordLabel;
+import io.setpoint.testing.SetpointExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +25,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A cache restricted to hash ranges (a shard's) holds only the resources in them, moves between
- * ranges without reporting resources that left as deleted, and holds nothing with no range.
+ * ranges without reporting resources that left as deleted, and holds nothing with no range. In the
+ * controller's package, where the cache is.
  */
 class RestrictedCacheTest {
   private static final Duration WAIT = Duration.ofSeconds(10);

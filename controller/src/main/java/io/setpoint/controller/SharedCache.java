@@ -1,4 +1,4 @@
-package io.setpoint.controller.cache;
+package io.setpoint.controller;
 
 import com.google.protobuf.Message;
 import io.setpoint.api.Types;
@@ -9,6 +9,9 @@ import io.setpoint.api.v1.Scope;
 import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.TypeInfo;
 import io.setpoint.client.SetpointClient;
+import io.setpoint.controller.cache.Cache;
+import io.setpoint.controller.cache.Index;
+import io.setpoint.controller.cache.ResourceEvent;
 import io.setpoint.controller.time.Ticker;
 import io.setpoint.resource.Decoded;
 import io.setpoint.resource.Hooks;
@@ -30,14 +33,14 @@ import org.slf4j.LoggerFactory;
  * many controllers watch it. Listeners of a type are called on that type's watch thread, after the
  * store applied the change.
  */
-public final class SharedCache implements Cache, AutoCloseable {
+final class SharedCache implements Cache, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SharedCache.class);
   private final SetpointClient client;
   private final Map<Type, Scope> scopes = new ConcurrentHashMap<>();
   private final Map<Type, TypeStore> stores = new ConcurrentHashMap<>();
   private final Map<Type, Informer> informers = new ConcurrentHashMap<>();
   private final Map<Type, List<Consumer<ResourceEvent>>> listeners = new ConcurrentHashMap<>();
-  private final Map<String, Query> queries = new ConcurrentHashMap<>();
+  private final Map<String, Cache.Query> queries = new ConcurrentHashMap<>();
   /** The hash ranges held of restricted types; a type not here is held whole. */
   private final Map<Type, List<HashRange>> restrictions = new ConcurrentHashMap<>();
 
@@ -50,24 +53,24 @@ public final class SharedCache implements Cache, AutoCloseable {
    * (the others still get the event).
    */
   @FunctionalInterface
-  public interface FailureListener {
+  interface FailureListener {
     /** {@code where} failed for {@code type}: "watch", or "listener". */
     void failed(Type type, String where, Throwable cause);
   }
 
   /** A cache of what {@code client}'s server stores, filled by one watch per type. */
-  public SharedCache(SetpointClient client) {
+  SharedCache(SetpointClient client) {
     this(client, Ticker.system());
   }
 
   /** A cache whose watches back off, after a failure, on {@code ticker}'s time. */
-  public SharedCache(SetpointClient client, Ticker ticker) {
+  SharedCache(SetpointClient client, Ticker ticker) {
     this.client = client;
     this.ticker = ticker;
   }
 
   /** Reports the cache's own failures to {@code listener} (the last one set), to count and show them. */
-  public void onFailure(FailureListener listener) {
+  void onFailure(FailureListener listener) {
     this.failures = Objects.requireNonNull(listener, "listener");
   }
 
@@ -76,7 +79,7 @@ public final class SharedCache implements Cache, AutoCloseable {
    *
    * @throws UnknownTypeException when the server does not serve {@code type}
    */
-  public void watch(Type type) {
+  void watch(Type type) {
     if (informers.containsKey(type)) {
       return;
     }
@@ -103,17 +106,17 @@ public final class SharedCache implements Cache, AutoCloseable {
    *
    * @throws UnknownTypeException when the server does not serve {@code type}
    */
-  public boolean restrict(Type type, List<HashRange> ranges, Duration timeout) throws InterruptedException {
+  boolean restrict(Type type, List<HashRange> ranges, Duration timeout) throws InterruptedException {
     return reshape(type, List.copyOf(ranges), timeout);
   }
 
   /** Holds all of {@code type} again after {@link #restrict}; waits as it does. */
-  public boolean unrestrict(Type type, Duration timeout) throws InterruptedException {
+  boolean unrestrict(Type type, Duration timeout) throws InterruptedException {
     return reshape(type, null, timeout);
   }
 
   /** Whether {@code type} is held whole, not {@linkplain #restrict restricted} to some ranges. */
-  public boolean isWhole(Type type) {
+  boolean isWhole(Type type) {
     return !restrictions.containsKey(type);
   }
 
@@ -137,17 +140,17 @@ public final class SharedCache implements Cache, AutoCloseable {
   }
 
   /** Adds {@code index} to {@code type} (filled from what is cached). */
-  public void addIndex(Type type, Index index) {
+  void addIndex(Type type, Index index) {
     store(type).addIndex(index);
   }
 
   /** Calls {@code listener} with every change of {@code type} applied after this call. */
-  public void addListener(Type type, Consumer<ResourceEvent> listener) {
+  void addListener(Type type, Consumer<ResourceEvent> listener) {
     listeners.computeIfAbsent(type, t -> new CopyOnWriteArrayList<>()).add(listener);
   }
 
   /** Removes a listener added with {@link #addListener}. */
-  public void removeListener(Type type, Consumer<ResourceEvent> listener) {
+  void removeListener(Type type, Consumer<ResourceEvent> listener) {
     List<Consumer<ResourceEvent>> list = listeners.get(type);
     if (list != null) {
       list.remove(listener);
@@ -159,7 +162,7 @@ public final class SharedCache implements Cache, AutoCloseable {
    *
    * @throws IllegalArgumentException when another query already has that name
    */
-  public void addQuery(String name, Query query) {
+  void addQuery(String name, Cache.Query query) {
     if (queries.putIfAbsent(name, query) != null && queries.get(name) != query) {
       throw new IllegalArgumentException("a query named \"" + name + "\" is already registered");
     }
@@ -170,7 +173,7 @@ public final class SharedCache implements Cache, AutoCloseable {
    *
    * @throws UnknownTypeException when the server does not serve one of {@code types}
    */
-  public boolean awaitPrimed(Collection<Type> types, Duration timeout) throws InterruptedException {
+  boolean awaitPrimed(Collection<Type> types, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     for (Type type : types) {
       watch(type);
@@ -183,7 +186,7 @@ public final class SharedCache implements Cache, AutoCloseable {
   }
 
   /** Whether every type of {@code types} is watched and primed now. */
-  public boolean isPrimed(Collection<Type> types) {
+  boolean isPrimed(Collection<Type> types) {
     for (Type type : types) {
       Informer informer = informers.get(type);
       if (informer == null || !informer.isPrimed()) {
@@ -198,13 +201,13 @@ public final class SharedCache implements Cache, AutoCloseable {
    * atLeast}, such as the version a write returned; true at once when {@code type} is not cached.
    * False on timeout.
    */
-  public boolean awaitRevision(Type type, long atLeast, Duration timeout) throws InterruptedException {
+  boolean awaitRevision(Type type, long atLeast, Duration timeout) throws InterruptedException {
     Informer informer = informers.get(type);
     return informer == null || informer.awaitRevision(atLeast, timeout);
   }
 
   /** How many resources of {@code type} are cached. */
-  public int size(Type type) {
+  int size(Type type) {
     TypeStore store = stores.get(type);
     return store == null ? 0 : store.size();
   }
@@ -212,7 +215,7 @@ public final class SharedCache implements Cache, AutoCloseable {
   @Override
   public Optional<Resource> get(ID id) {
     TypeStore store = stores.get(id.getType());
-    Resource r = store == null ? null : store.get(Keys.of(id));
+    Resource r = store == null ? null : store.get(Index.keyOf(id));
     if (r == null || !r.getId().getType().equals(id.getType())
         || (!id.getUid().isEmpty() && !id.getUid().equals(r.getId().getUid()))) {
       return Optional.empty();
@@ -244,7 +247,7 @@ public final class SharedCache implements Cache, AutoCloseable {
 
   @Override
   public List<Resource> query(String name, Object... args) {
-    Query query = queries.get(name);
+    Cache.Query query = queries.get(name);
     if (query == null) {
       throw new IllegalArgumentException("no query named \"" + name + "\"; declare it with Controller.Builder.query");
     }

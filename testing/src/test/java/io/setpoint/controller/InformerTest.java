@@ -1,4 +1,4 @@
-package io.setpoint.testing;
+package io.setpoint.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,21 +11,15 @@ import io.setpoint.api.Types;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
-import io.setpoint.controller.DependencyMapper;
-import io.setpoint.controller.EventRecorder;
-import io.setpoint.controller.Mappers;
-import io.setpoint.controller.Request;
-import io.setpoint.controller.Tools;
 import io.setpoint.controller.cache.Cache;
 import io.setpoint.controller.cache.Index;
-import io.setpoint.controller.cache.Keys;
 import io.setpoint.controller.cache.ResourceEvent;
-import io.setpoint.controller.cache.SharedCache;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v1.RecordLabel;
 import io.setpoint.demo.v2.Album;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.resource.Hooks;
+import io.setpoint.testing.SetpointExtension;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -39,7 +33,8 @@ import org.slf4j.Logger;
 
 /**
  * The controller cache ({@link SharedCache} and its informers) against a real agent, and the
- * cache-backed mappers resolving through it. One agent per class; each test uses its own names.
+ * cache-backed mappers resolving through it; in the controller's package, where the cache is. One
+ * agent per class; each test uses its own names.
  */
 class InformerTest {
   @RegisterExtension
@@ -108,7 +103,7 @@ class InformerTest {
   private static Index byLabel() {
     return Index.of(BY_LABEL, r -> {
       String label = Hooks.decode(r, Artist.class).data().getLabel();
-      return label.isEmpty() ? null : Keys.of(labelId(label));
+      return label.isEmpty() ? null : Index.keyOf(labelId(label));
     });
   }
 
@@ -206,20 +201,20 @@ class InformerTest {
     // Names as paths: "ix-ella" is indexed as "ix/ella".
     cache.addIndex(DemoTypes.ARTIST, Index.of("byPath", r -> r.getId().getName().replace('-', '/')));
 
-    assertThat(names(cache.listByIndex(DemoTypes.ARTIST, BY_LABEL, Keys.of(labelId("ix-verve")))))
+    assertThat(names(cache.listByIndex(DemoTypes.ARTIST, BY_LABEL, Index.keyOf(labelId("ix-verve")))))
         .containsExactly("ix-nina");
 
     artist("ix-ella", "ix-verve");
     artist("ix-miles", "ix-columbia");
     await().atMost(WAIT).until(() ->
-        cache.listByIndex(DemoTypes.ARTIST, BY_LABEL, Keys.of(labelId("ix-verve"))).size() == 2
-            && cache.getByIndex(DemoTypes.ARTIST, BY_LABEL, Keys.of(labelId("ix-columbia"))).isPresent());
+        cache.listByIndex(DemoTypes.ARTIST, BY_LABEL, Index.keyOf(labelId("ix-verve"))).size() == 2
+            && cache.getByIndex(DemoTypes.ARTIST, BY_LABEL, Index.keyOf(labelId("ix-columbia"))).isPresent());
 
-    assertThat(names(cache.listByIndex(DemoTypes.ARTIST, BY_LABEL, Keys.of(labelId("ix-verve")))))
+    assertThat(names(cache.listByIndex(DemoTypes.ARTIST, BY_LABEL, Index.keyOf(labelId("ix-verve")))))
         .containsExactlyInAnyOrder("ix-nina", "ix-ella");
-    assertThat(cache.getByIndex(DemoTypes.ARTIST, BY_LABEL, Keys.of(labelId("ix-columbia"))))
+    assertThat(cache.getByIndex(DemoTypes.ARTIST, BY_LABEL, Index.keyOf(labelId("ix-columbia"))))
         .map(r -> r.getId().getName()).contains("ix-miles");
-    assertThat(cache.getByIndex(DemoTypes.ARTIST, BY_LABEL, Keys.of(labelId("ix-nobody")))).isEmpty();
+    assertThat(cache.getByIndex(DemoTypes.ARTIST, BY_LABEL, Index.keyOf(labelId("ix-nobody")))).isEmpty();
     // "ix/ella" and "ix" are ancestors of "ix/ella/b"; "ix/e" (a character prefix) and "ix/miles" are not.
     artist("ix", null);
     artist("ix-e", null);
@@ -231,8 +226,8 @@ class InformerTest {
     // Moving label leaves the old key.
     artist("ix-ella", "ix-columbia");
     await().atMost(WAIT).until(() ->
-        cache.listByIndex(DemoTypes.ARTIST, BY_LABEL, Keys.of(labelId("ix-columbia"))).size() == 2);
-    assertThat(names(cache.listByIndex(DemoTypes.ARTIST, BY_LABEL, Keys.of(labelId("ix-verve")))))
+        cache.listByIndex(DemoTypes.ARTIST, BY_LABEL, Index.keyOf(labelId("ix-columbia"))).size() == 2);
+    assertThat(names(cache.listByIndex(DemoTypes.ARTIST, BY_LABEL, Index.keyOf(labelId("ix-verve")))))
         .containsExactly("ix-nina");
 
     assertThatThrownBy(() -> cache.listByIndex(DemoTypes.ARTIST, "noSuchIndex", "x"))
@@ -268,7 +263,7 @@ class InformerTest {
     // cacheList with a key computed from the changed resource (here: from an artist, its label's peers).
     DependencyMapper peers = Mappers.cacheList(DemoTypes.ARTIST, BY_LABEL, r -> {
       String l = Hooks.decode(r, Artist.class).data().getLabel();
-      return l.isEmpty() ? null : Keys.of(labelId(l));
+      return l.isEmpty() ? null : Index.keyOf(labelId(l));
     });
     assertThat(names(peers.map(tools, nina))).containsExactlyInAnyOrder("mp-nina", "mp-ella");
     assertThat(peers.map(tools, Resource.newBuilder(nina)

@@ -1,4 +1,4 @@
-package io.setpoint.controller.cache;
+package io.setpoint.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.setpoint.controller.cache;
+package io.setpoint.controller;
 
 import io.setpoint.api.v1.HashRange;
 import io.setpoint.client.Watch;

@@ -1,4 +1,4 @@
-package io.setpoint.controller.cache;
+package io.setpoint.controller;
 
 import io.grpc.Status;
 import io.setpoint.api.Shards;
@@ -15,6 +15,8 @@ import io.setpoint.api.v1.WatchListRequest;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
 import io.setpoint.client.Watch;
+import io.setpoint.controller.cache.Index;
+import io.setpoint.controller.cache.ResourceEvent;
 import io.setpoint.controller.time.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -284,7 +286,7 @@ final class Informer {
       at = at == 0 ? page.getRevision() : at;
       boolean initial = !isPrimed();
       for (Resource listed : page.getResourcesList()) {
-        seen.add(Keys.of(listed.getId()));
+        seen.add(Index.keyOf(listed.getId()));
         writer.upsert(listed, at, initial, "");
       }
       token = page.getNextPageToken();

@@ -1,4 +1,4 @@
-package io.setpoint.controller.cache;
+package io.setpoint.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,6 +11,7 @@ import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Status;
 import io.setpoint.api.v1.Type;
+import io.setpoint.controller.cache.Index;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -57,9 +58,9 @@ class TypeStoreTest {
     assertThat(store.put(first)).isNull();
     assertThat(store.put(second)).isSameAs(first);
 
-    assertThat(store.get(Keys.of(first.getId()))).isSameAs(second);
+    assertThat(store.get(Index.keyOf(first.getId()))).isSameAs(second);
     assertThat(store.size()).isEqualTo(1);
-    assertThat(store.keys()).containsExactly(Keys.of(first.getId()));
+    assertThat(store.keys()).containsExactly(Index.keyOf(first.getId()));
   }
 
   @Test
@@ -92,10 +93,10 @@ class TypeStoreTest {
     assertThat(store.byIndex("byLabel", "verve")).isEmpty();
 
     // miles is removed.
-    Resource removed = store.remove(Keys.of(resource("miles").getId()));
+    Resource removed = store.remove(Index.keyOf(resource("miles").getId()));
     assertThat(removed.getId().getName()).isEqualTo("miles");
     assertThat(store.byIndex("byLabel", "columbia")).isEmpty();
-    assertThat(store.get(Keys.of(resource("miles").getId()))).isNull();
+    assertThat(store.get(Index.keyOf(resource("miles").getId()))).isNull();
   }
 
   @Test
@@ -123,7 +124,7 @@ class TypeStoreTest {
     assertThat(names(store.byIndex("byMember", "pete"))).containsExactly("beatles");
     assertThat(names(store.byIndex("byMember", "paul"))).containsExactlyInAnyOrder("beatles", "wings");
 
-    store.remove(Keys.of(resource("wings").getId()));
+    store.remove(Index.keyOf(resource("wings").getId()));
     assertThat(names(store.byIndex("byMember", "paul"))).containsExactly("beatles");
     assertThat(store.byIndex("byMember", "linda")).isEmpty();
   }
@@ -135,7 +136,7 @@ class TypeStoreTest {
     Resource band = resource("band", "label", "verve", "members", "a,b");
     store.put(band);
 
-    assertThat(store.remove(Keys.of(band.getId()))).isSameAs(band);
+    assertThat(store.remove(Index.keyOf(band.getId()))).isSameAs(band);
 
     assertThat(store.byIndex("byLabel", "verve")).isEmpty();
     assertThat(store.byIndex("byMember", "a")).isEmpty();
@@ -149,7 +150,7 @@ class TypeStoreTest {
     store.addIndex(byLabel());
     store.put(resource("nina", "label", "verve"));
 
-    assertThat(store.remove(Keys.of(resource("ghost").getId()))).isNull();
+    assertThat(store.remove(Index.keyOf(resource("ghost").getId()))).isNull();
     assertThat(names(store.byIndex("byLabel", "verve"))).containsExactly("nina");
   }
 
@@ -236,16 +237,16 @@ class TypeStoreTest {
     Index index = Index.boundReferences("bound");
     assertThat(index.name()).isEqualTo("bound");
     assertThat(index.keys().apply(bound)).containsExactlyInAnyOrder(
-        Keys.of(Ids.reference(label1)), Keys.of(Ids.reference(label2)), Keys.of(Ids.reference(album)));
+        Index.keyOf(Ids.reference(label1)), Index.keyOf(Ids.reference(label2)), Index.keyOf(Ids.reference(album)));
     assertThat(index.keys().apply(resource("plain"))).isEmpty();
 
     store.addIndex(index);
     store.put(bound);
     store.put(resource("unbound"));
     // Keys of a Reference and of the ID it points at agree, so the index joins on either.
-    assertThat(names(store.byIndex("bound", Keys.of(label1)))).containsExactly("nina");
-    assertThat(names(store.byIndex("bound", Keys.of(label2)))).containsExactly("nina");
-    assertThat(names(store.byIndex("bound", Keys.of(album)))).containsExactly("nina");
+    assertThat(names(store.byIndex("bound", Index.keyOf(label1)))).containsExactly("nina");
+    assertThat(names(store.byIndex("bound", Index.keyOf(label2)))).containsExactly("nina");
+    assertThat(names(store.byIndex("bound", Index.keyOf(album)))).containsExactly("nina");
   }
 
   @Test
@@ -253,10 +254,10 @@ class TypeStoreTest {
     ID id = Ids.of(ARTIST, Tenancies.of("p", "ns"), "nina").toBuilder().setUid("u1").build();
     ID otherVersion = Ids.of(Types.of("demo", "v1", "Artist"), Tenancies.of("p", "ns"), "nina");
 
-    assertThat(Keys.of(id)).isEqualTo("demo.Artist/p/ns/nina");
-    assertThat(Keys.of(Ids.reference(id, "section"))).isEqualTo(Keys.of(id));
-    assertThat(Keys.of(otherVersion)).isEqualTo(Keys.of(id));
-    assertThat(Keys.of(Ids.of(ARTIST, Tenancies.of("p", "other"), "nina"))).isNotEqualTo(Keys.of(id));
+    assertThat(Index.keyOf(id)).isEqualTo("demo.Artist/p/ns/nina");
+    assertThat(Index.keyOf(Ids.reference(id, "section"))).isEqualTo(Index.keyOf(id));
+    assertThat(Index.keyOf(otherVersion)).isEqualTo(Index.keyOf(id));
+    assertThat(Index.keyOf(Ids.of(ARTIST, Tenancies.of("p", "other"), "nina"))).isNotEqualTo(Index.keyOf(id));
   }
 
   @Test

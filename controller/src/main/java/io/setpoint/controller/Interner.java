@@ -1,4 +1,4 @@
-package io.setpoint.controller.cache;
+package io.setpoint.controller;
 
 import com.google.protobuf.Any;
 import io.setpoint.api.Resources;

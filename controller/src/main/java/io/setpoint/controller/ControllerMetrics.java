@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
-import io.setpoint.controller.queue.QueueListener;
+import io.setpoint.controller.queue.WorkQueue;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -96,7 +96,7 @@ final class ControllerMetrics {
   }
 
   /** Bridges the work queue's callbacks to the {@code workqueue_*} meters. */
-  QueueListener queueListener() {
+  WorkQueue.Listener queueListener() {
     return queue;
   }
 }

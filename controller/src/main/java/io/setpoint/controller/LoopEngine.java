@@ -5,7 +5,6 @@ import io.setpoint.controller.loop.Locker;
 import io.setpoint.controller.loop.Loop;
 import io.setpoint.controller.queue.Priority;
 import io.setpoint.controller.queue.Trigger;
-import io.setpoint.controller.queue.WorkItem;
 import io.setpoint.controller.queue.WorkQueue;
 import io.setpoint.controller.source.Source;
 import io.setpoint.controller.time.Ticker;
@@ -119,7 +118,7 @@ final class LoopEngine<K, T> implements Runner {
 
   private void listLoop() {
     while (true) {
-      WorkItem<String> item;
+      WorkQueue.Item<String> item;
       try {
         item = lists.take();
       } catch (InterruptedException e) {
@@ -149,7 +148,7 @@ final class LoopEngine<K, T> implements Runner {
   }
 
   /** What the listed keys are traced to: startup, a manual relist, or else a resync. */
-  private static Trigger listCause(WorkItem<String> item) {
+  private static Trigger listCause(WorkQueue.Item<String> item) {
     Trigger latest = item.triggers().get(item.triggers().size() - 1);
     return switch (latest.kind()) {
       case STARTUP, MANUAL -> latest;

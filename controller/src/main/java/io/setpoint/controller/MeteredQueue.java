@@ -3,15 +3,14 @@ package io.setpoint.controller;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.setpoint.controller.queue.Priority;
-import io.setpoint.controller.queue.QueueListener;
 import io.setpoint.controller.queue.Trigger;
-import io.setpoint.controller.queue.WorkItem;
+import io.setpoint.controller.queue.WorkQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Feeds a work queue's callbacks into the {@code workqueue_*} meters. */
 record MeteredQueue(Counter adds, Counter retries, Timer queueDuration, Timer workDuration, AtomicInteger depth)
-    implements QueueListener {
+    implements WorkQueue.Listener {
   @Override
   public void added(Trigger cause, Priority priority, boolean coalesced) {
     adds.increment();
@@ -23,7 +22,7 @@ record MeteredQueue(Counter adds, Counter retries, Timer queueDuration, Timer wo
   }
 
   @Override
-  public void taken(WorkItem<?> item) {
+  public void taken(WorkQueue.Item<?> item) {
     queueDuration.record(item.queueWait().toNanos(), TimeUnit.NANOSECONDS);
   }
 

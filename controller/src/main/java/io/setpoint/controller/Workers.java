@@ -2,7 +2,6 @@ package io.setpoint.controller;
 
 import io.setpoint.controller.queue.Priority;
 import io.setpoint.controller.queue.Trigger;
-import io.setpoint.controller.queue.WorkItem;
 import io.setpoint.controller.queue.WorkQueue;
 import io.setpoint.controller.time.Ticker;
 import java.time.Duration;
@@ -140,7 +139,7 @@ final class Workers<K> {
   private void work() {
     try {
       while (true) {
-        WorkItem<K> item;
+        WorkQueue.Item<K> item;
         try {
           item = queue.take();
         } catch (InterruptedException e) {
@@ -175,7 +174,7 @@ final class Workers<K> {
     }
   }
 
-  private void run(WorkItem<K> item) {
+  private void run(WorkQueue.Item<K> item) {
     K key = item.key();
     Duration waited = item.queueWait();
     WorkContext<K> ctx = new WorkContext<>(name, key, item.triggers(), item.retries(), waited);

@@ -3,7 +3,6 @@ package io.setpoint.bench.jmh;
 import io.kubernetes.client.extended.workqueue.DefaultRateLimitingQueue;
 import io.setpoint.controller.queue.Priority;
 import io.setpoint.controller.queue.Trigger;
-import io.setpoint.controller.queue.WorkItem;
 import io.setpoint.controller.queue.WorkQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -65,7 +64,7 @@ public class WorkQueueBenchmark extends StandardRun {
 
   @Benchmark
   public Integer setpointAddTakeDone() throws InterruptedException {
-    WorkItem<Integer> item = setpoint.take();
+    WorkQueue.Item<Integer> item = setpoint.take();
     setpoint.done(item.key());
     setpoint.add(keys[next++ & (KEYS - 1)], CAUSE, Priority.HIGH);
     return item.key();

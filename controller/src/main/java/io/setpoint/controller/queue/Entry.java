@@ -58,9 +58,9 @@ final class Entry<K> {
   void coalesce(Trigger cause, Priority p) {
     priority = Priority.max(priority, p);
     if (moreTriggers == null) {
-      moreTriggers = new Trigger[WorkItem.MAX_TRIGGERS - 1];
+      moreTriggers = new Trigger[WorkQueue.Item.MAX_TRIGGERS - 1];
     }
-    int slot = Math.min(triggerCount, WorkItem.MAX_TRIGGERS - 1) - 1;
+    int slot = Math.min(triggerCount, WorkQueue.Item.MAX_TRIGGERS - 1) - 1;
     moreTriggers[slot] = cause; // the last slot is overwritten by every later cause
     if (triggerCount < Integer.MAX_VALUE) {
       triggerCount++;
@@ -72,7 +72,7 @@ final class Entry<K> {
     if (triggerCount == 1) {
       return List.of(firstTrigger);
     }
-    int n = Math.min(triggerCount, WorkItem.MAX_TRIGGERS);
+    int n = Math.min(triggerCount, WorkQueue.Item.MAX_TRIGGERS);
     ArrayList<Trigger> out = new ArrayList<>(n);
     out.add(firstTrigger);
     for (int i = 0; i < n - 1; i++) {

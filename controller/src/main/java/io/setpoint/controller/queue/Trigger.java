@@ -3,7 +3,7 @@ package io.setpoint.controller.queue;
 import java.util.Objects;
 
 /**
- * Why a key was queued, kept on the {@link WorkItem} so every reconcile can say what caused it.
+ * Why a key was queued, kept on the {@link WorkQueue.Item} so every reconcile can say what caused it.
  *
  * @param kind the category of cause
  * @param detail free-form text for people, such as {@code "upsert demo.v2.Artist/default/default/

@@ -20,7 +20,7 @@ import java.util.function.Predicate;
  *
  * <ul>
  *   <li><b>At most once in the queue.</b> Adding a key that is already pending merges the add into
- *       it (its {@link Trigger}s are coalesced onto the {@link WorkItem}, its priority raised).
+ *       it (its {@link Trigger}s are coalesced onto the {@link Item}, its priority raised).
  *   <li><b>Never twice at once, never lost.</b> A key handed out by {@link #take()} is not handed
  *       out again until {@link #done(Object)}; an add that arrives meanwhile marks it dirty, and it
  *       becomes ready again the moment {@code done} is called.
@@ -54,7 +54,7 @@ import java.util.function.Predicate;
  *     .rateLimit(10, 100)
  *     .build();
  * queue.add(request, Trigger.event("upsert ..."), Priority.HIGH);
- * WorkItem<Request> item = queue.take();
+ * WorkQueue.Item<Request> item = queue.take();
  * try { ... } finally { queue.done(item.key()); }
  * }</pre>
  *
@@ -71,7 +71,7 @@ public final class WorkQueue<K> {
   private final boolean manualTime;
   private final Backoff backoff;
   private final TokenBucket bucket; // null: no global rate limit
-  private final QueueListener listener;
+  private final Listener listener;
   /** Whether done() reads the clock: only a listener wants the work time. */
   private final boolean timedDone;
 
@@ -99,9 +99,9 @@ public final class WorkQueue<K> {
     this.name = b.name;
     this.ticker = b.ticker;
     this.manualTime = ticker.isManual();
-    this.backoff = new Backoff(b.backoffBase.toNanos(), b.backoffMax.toNanos(), b.backoffMultiplier);
+    this.backoff = b.backoff;
     this.listener = b.listener;
-    this.timedDone = b.listener != QueueListener.NONE;
+    this.timedDone = b.listener != Listener.NONE;
     this.lanes = new ReadyLanes<>(Priority.values().length, nanos(b.aging), b.tenant);
     this.bucket = b.qps > 0 ? new TokenBucket(b.qps, b.burst, ticker.read()) : null;
     this.tickerRegistration = ticker.onAdvance(this::wakeAll);
@@ -267,7 +267,7 @@ public final class WorkQueue<K> {
    *
    * @throws InterruptedException if interrupted while waiting
    */
-  public WorkItem<K> take() throws InterruptedException {
+  public Item<K> take() throws InterruptedException {
     return await(-1);
   }
 
@@ -277,7 +277,7 @@ public final class WorkQueue<K> {
    *
    * @throws InterruptedException if interrupted while waiting
    */
-  public WorkItem<K> poll(Duration timeout) throws InterruptedException {
+  public Item<K> poll(Duration timeout) throws InterruptedException {
     return await(Math.max(0, nanos(timeout)));
   }
 
@@ -527,7 +527,7 @@ public final class WorkQueue<K> {
     }
   }
 
-  private WorkItem<K> await(long timeoutNanos) throws InterruptedException {
+  private Item<K> await(long timeoutNanos) throws InterruptedException {
     final ReentrantLock lock = this.lock;
     lock.lockInterruptibly();
     try {
@@ -579,15 +579,13 @@ public final class WorkQueue<K> {
     }
   }
 
-  private WorkItem<K> handOut(Entry<K> e, long now) {
+  private Item<K> handOut(Entry<K> e, long now) {
     e.pending = Entry.NONE;
     e.inFlight = true;
     e.takenAt = now;
     inFlight++;
     depth--;
-    WorkItem<K> item =
-        new WorkItem<>(
-            e.key, e.triggers(), e.triggerCount, e.priority, e.failures, e.enqueuedAt, now);
+    Item<K> item = new Item<>(e.key, e.triggers(), e.triggerCount, e.priority, e.failures, e.enqueuedAt, now);
     e.clearCauses();
     listener.depthChanged(depth);
     listener.taken(item);
@@ -659,6 +657,71 @@ public final class WorkQueue<K> {
   }
 
   /**
+   * One key handed out by {@link #take()}, with the story of how it got there; the taker calls
+   * {@link #done(Object)} with the key when it has finished.
+   *
+   * @param triggers the causes of the adds merged into it, oldest first, including delayed adds it
+   *     serves early (a resync a change event pre-empted); beyond {@link #MAX_TRIGGERS}, the first
+   *     {@code MAX_TRIGGERS - 1} and the latest
+   * @param triggerCount how many adds were coalesced into it (at least {@code triggers.size()})
+   * @param priority the highest priority those adds asked for
+   * @param retries the failures recorded for the key ({@link WorkQueue#retries}) when it was taken
+   * @param enqueuedAt ticker time at which the key became ready: added, or its delay came due
+   * @param takenAt ticker time at which it was taken
+   */
+  public record Item<K>(K key, List<Trigger> triggers, int triggerCount, Priority priority, int retries,
+      long enqueuedAt, long takenAt) {
+    /** The most triggers an item keeps. */
+    public static final int MAX_TRIGGERS = 8;
+
+    /** Checks the components; {@code triggers} is copied unless already immutable. */
+    public Item {
+      Objects.requireNonNull(key, "key");
+      triggers = List.copyOf(triggers);
+      Objects.requireNonNull(priority, "priority");
+      if (triggers.isEmpty() || triggerCount < triggers.size()) {
+        throw new IllegalArgumentException("need a trigger and triggerCount >= triggers: " + triggerCount + " " + triggers);
+      }
+    }
+
+    /** The first cause: the add that queued the key. */
+    public Trigger trigger() {
+      return triggers.get(0);
+    }
+
+    /** How long the key waited between becoming ready and being taken. */
+    public Duration queueWait() {
+      return Duration.ofNanos(takenAt - enqueuedAt);
+    }
+  }
+
+  /**
+   * Callbacks for metrics and tracing, each a no-op by default. The queue calls them <em>holding its
+   * lock</em>, so that values such as the depth are reported in order: they must be quick, must not
+   * throw, and must not call back into the queue. Durations are ticker nanoseconds, as {@code long}s
+   * so that the hot path allocates nothing.
+   */
+  public interface Listener {
+    /** A listener that ignores everything. */
+    Listener NONE = new Listener() {};
+
+    /** An add was accepted ({@code workqueue_adds_total}), {@code coalesced} into a pending key or not. */
+    default void added(Trigger cause, Priority priority, boolean coalesced) {}
+
+    /** The number of ready keys changed ({@code workqueue_depth}). */
+    default void depthChanged(int depth) {}
+
+    /** {@code item} was handed out after its {@code queueWait()} ({@code workqueue_queue_duration_seconds}). */
+    default void taken(Item<?> item) {}
+
+    /** A taker finished an item after {@code workNanos} ({@code workqueue_work_duration_seconds}). */
+    default void done(long workNanos) {}
+
+    /** A rate-limited add comes due after {@code delayNanos} ({@code workqueue_retries_total}). */
+    default void retried(Trigger cause, long delayNanos) {}
+  }
+
+  /**
    * Configures a {@link WorkQueue}. Every setting has a default; the builder is not thread-safe.
    *
    * @param <K> the key type
@@ -666,14 +729,12 @@ public final class WorkQueue<K> {
   public static final class Builder<K> {
     private String name = "queue";
     private Ticker ticker = Ticker.system();
-    private Duration backoffBase = Duration.ofMillis(5);
-    private Duration backoffMax = Duration.ofSeconds(1000);
-    private double backoffMultiplier = 2;
+    private Backoff backoff = Backoff.of(Duration.ofMillis(5), Duration.ofSeconds(1000), 2);
     private double qps;
     private int burst;
     private Duration aging = Duration.ofSeconds(1);
     private Function<? super K, String> tenant;
-    private QueueListener listener = QueueListener.NONE;
+    private Listener listener = Listener.NONE;
 
     private Builder() {}
 
@@ -699,15 +760,7 @@ public final class WorkQueue<K> {
      * multiplier^(n-1)}, at most {@code max}. Default 5 ms, 1000 s, 2.
      */
     public Builder<K> backoff(Duration base, Duration max, double multiplier) {
-      requirePositive(base, "backoff base");
-      requirePositive(max, "backoff max");
-      if (max.compareTo(base) < 0 || !(multiplier >= 1) || Double.isInfinite(multiplier)) {
-        throw new IllegalArgumentException(
-            "need base <= max and a finite multiplier >= 1: " + base + ", " + max + ", " + multiplier);
-      }
-      this.backoffBase = base;
-      this.backoffMax = max;
-      this.backoffMultiplier = multiplier;
+      this.backoff = Backoff.of(base, max, multiplier);
       return this;
     }
 
@@ -748,8 +801,8 @@ public final class WorkQueue<K> {
       return this;
     }
 
-    /** Callbacks for metrics; default {@link QueueListener#NONE}. */
-    public Builder<K> listener(QueueListener listener) {
+    /** Callbacks for metrics; default {@link Listener#NONE}. */
+    public Builder<K> listener(Listener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
       return this;
     }
@@ -757,13 +810,6 @@ public final class WorkQueue<K> {
     /** A new queue with these settings. */
     public WorkQueue<K> build() {
       return new WorkQueue<>(this);
-    }
-
-    private static void requirePositive(Duration d, String what) {
-      Objects.requireNonNull(d, what);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(what + " must be positive: " + d);
-      }
     }
   }
 }

@@ -17,7 +17,7 @@ final class Queues {
   }
 
   /** The next ready item, or null; never blocks. */
-  static <K> WorkItem<K> next(WorkQueue<K> queue) {
+  static <K> WorkQueue.Item<K> next(WorkQueue<K> queue) {
     try {
       return queue.poll(Duration.ZERO);
     } catch (InterruptedException e) {
@@ -27,7 +27,7 @@ final class Queues {
 
   /** The key of the next ready item (marking it done at once), or null. */
   static <K> K nextKeyDone(WorkQueue<K> queue) {
-    WorkItem<K> item = next(queue);
+    WorkQueue.Item<K> item = next(queue);
     if (item == null) {
       return null;
     }

@@ -34,7 +34,7 @@ class WorkQueueConcurrencyTest {
     pool.shutdownNow();
   }
 
-  private Future<WorkItem<String>> takeInBackground(WorkQueue<String> q) {
+  private Future<WorkQueue.Item<String>> takeInBackground(WorkQueue<String> q) {
     return pool.submit(q::take);
   }
 
@@ -47,7 +47,7 @@ class WorkQueueConcurrencyTest {
   @Test
   void aBlockedTakerWakesOnAdd() throws Exception {
     WorkQueue<String> q = WorkQueue.<String>builder().build();
-    Future<WorkItem<String>> taker = takeInBackground(q);
+    Future<WorkQueue.Item<String>> taker = takeInBackground(q);
     awaitWaiting(taker);
     q.add("a", EVENT, HIGH);
     assertThat(taker.get(5, SECONDS).key()).isEqualTo("a");
@@ -58,12 +58,12 @@ class WorkQueueConcurrencyTest {
     ManualTicker ticker = new ManualTicker();
     WorkQueue<String> q = WorkQueue.<String>builder().ticker(ticker).build();
     q.addAfter("a", Duration.ofHours(1), EVENT, HIGH);
-    Future<WorkItem<String>> taker = takeInBackground(q);
+    Future<WorkQueue.Item<String>> taker = takeInBackground(q);
     awaitWaiting(taker);
     ticker.advance(Duration.ofMinutes(59));
     awaitWaiting(taker);
     ticker.advance(Duration.ofMinutes(1));
-    WorkItem<String> item = taker.get(5, SECONDS);
+    WorkQueue.Item<String> item = taker.get(5, SECONDS);
     assertThat(item.key()).isEqualTo("a");
     assertThat(item.takenAt()).isEqualTo(Duration.ofHours(1).toNanos());
   }
@@ -73,7 +73,7 @@ class WorkQueueConcurrencyTest {
     WorkQueue<String> q = WorkQueue.<String>builder().build();
     long start = System.nanoTime();
     q.addAfter("a", Duration.ofMillis(30), EVENT, HIGH);
-    WorkItem<String> item = takeInBackground(q).get(5, SECONDS);
+    WorkQueue.Item<String> item = takeInBackground(q).get(5, SECONDS);
     assertThat(item.key()).isEqualTo("a");
     assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(Duration.ofMillis(30).toNanos());
   }
@@ -82,7 +82,7 @@ class WorkQueueConcurrencyTest {
   void anEarlierDelayedAddWakesTheTakerSleepingForALaterOne() throws Exception {
     WorkQueue<String> q = WorkQueue.<String>builder().build();
     q.addAfter("late", Duration.ofMinutes(10), EVENT, HIGH);
-    Future<WorkItem<String>> taker = takeInBackground(q);
+    Future<WorkQueue.Item<String>> taker = takeInBackground(q);
     awaitWaiting(taker);
     q.addAfter("soon", Duration.ofMillis(20), EVENT, HIGH);
     assertThat(taker.get(5, SECONDS).key()).isEqualTo("soon");
@@ -101,13 +101,13 @@ class WorkQueueConcurrencyTest {
   void shutdownReleasesEveryBlockedTaker() throws Exception {
     WorkQueue<String> q = WorkQueue.<String>builder().build();
     q.addAfter("later", Duration.ofMinutes(1), EVENT, HIGH);
-    List<Future<WorkItem<String>>> takers = new ArrayList<>();
+    List<Future<WorkQueue.Item<String>>> takers = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       takers.add(takeInBackground(q));
     }
     takers.forEach(WorkQueueConcurrencyTest::awaitWaiting);
     q.shutDown();
-    for (Future<WorkItem<String>> taker : takers) {
+    for (Future<WorkQueue.Item<String>> taker : takers) {
       assertThat(taker.get(5, SECONDS)).isNull();
     }
     assertThat(q.take()).isNull();
@@ -138,7 +138,7 @@ class WorkQueueConcurrencyTest {
     WorkQueue<String> q = WorkQueue.<String>builder().build();
     q.add("a", EVENT, HIGH);
     q.add("b", EVENT, HIGH);
-    WorkItem<String> item = q.take();
+    WorkQueue.Item<String> item = q.take();
     CountDownLatch draining = new CountDownLatch(1);
     Future<Boolean> drain =
         pool.submit(
@@ -185,7 +185,7 @@ class WorkQueueConcurrencyTest {
       running.add(
           pool.submit(
               () -> {
-                WorkItem<Integer> item;
+                WorkQueue.Item<Integer> item;
                 while ((item = q.take()) != null) {
                   int k = item.key();
                   if (holders.putIfAbsent(k, Thread.currentThread()) != null) {

@@ -426,7 +426,7 @@ class WorkQueueModelTest {
 
     /** Takes without blocking and checks the item against the model; false when none was ready. */
     boolean take() {
-      WorkItem<Integer> item = Queues.next(queue);
+      WorkQueue.Item<Integer> item = Queues.next(queue);
       boolean highReady = false;
       boolean anyReady = false;
       for (KeyModel k : model.values()) {

@@ -41,14 +41,14 @@ class WorkQueueSchedulingTest {
     q.add("c", EVENT, HIGH);
     q.add("b", EVENT, HIGH);
     q.add("c", Trigger.resync(), LOW); // a lower add never lowers
-    List<WorkItem<String>> items = new ArrayList<>();
-    WorkItem<String> item;
+    List<WorkQueue.Item<String>> items = new ArrayList<>();
+    WorkQueue.Item<String> item;
     while ((item = next(q)) != null) {
       items.add(item);
       q.done(item.key());
     }
-    assertThat(items).extracting(WorkItem::key).containsExactly("c", "b", "a");
-    assertThat(items).extracting(WorkItem::priority).containsExactly(HIGH, HIGH, LOW);
+    assertThat(items).extracting(WorkQueue.Item::key).containsExactly("c", "b", "a");
+    assertThat(items).extracting(WorkQueue.Item::priority).containsExactly(HIGH, HIGH, LOW);
     q.checkInvariants();
   }
 

@@ -41,7 +41,7 @@ class WorkQueueTest {
   @Test
   void anAddDuringProcessingIsKeptUntilDoneAndThenServed() {
     queue.add("a", EVENT, HIGH);
-    WorkItem<String> first = next(queue);
+    WorkQueue.Item<String> first = next(queue);
     assertThat(first.key()).isEqualTo("a");
     assertThat(queue.inFlight()).isEqualTo(1);
 
@@ -52,7 +52,7 @@ class WorkQueueTest {
     queue.checkInvariants();
 
     queue.done("a");
-    WorkItem<String> second = next(queue);
+    WorkQueue.Item<String> second = next(queue);
     assertThat(second.key()).isEqualTo("a");
     assertThat(second.triggers()).extracting(Trigger::detail).containsExactly("second", "third");
     queue.done("a");
@@ -103,17 +103,17 @@ class WorkQueueTest {
     for (int i = 1; i <= 20; i++) {
       queue.add("a", Trigger.event("rev " + i), HIGH);
     }
-    WorkItem<String> item = next(queue);
+    WorkQueue.Item<String> item = next(queue);
     assertThat(item.triggerCount()).isEqualTo(20);
     assertThat(item.triggers())
-        .hasSize(WorkItem.MAX_TRIGGERS)
+        .hasSize(WorkQueue.Item.MAX_TRIGGERS)
         .extracting(Trigger::detail)
         .containsExactly("rev 1", "rev 2", "rev 3", "rev 4", "rev 5", "rev 6", "rev 7", "rev 20");
     assertThat(item.trigger().detail()).isEqualTo("rev 1");
     queue.done("a");
 
     queue.add("a", Trigger.resync(), LOW);
-    WorkItem<String> again = next(queue);
+    WorkQueue.Item<String> again = next(queue);
     assertThat(again.triggers()).containsExactly(Trigger.resync());
     assertThat(again.triggerCount()).isEqualTo(1);
     assertThat(again.priority()).isEqualTo(LOW);
@@ -126,7 +126,7 @@ class WorkQueueTest {
     ticker.advance(Duration.ofMillis(7));
     queue.add("a", EVENT, HIGH); // coalescing does not restart the clock
     ticker.advance(Duration.ofMillis(3));
-    WorkItem<String> item = next(queue);
+    WorkQueue.Item<String> item = next(queue);
     assertThat(item.enqueuedAt()).isEqualTo(added);
     assertThat(item.takenAt()).isEqualTo(ticker.read());
     assertThat(item.queueWait()).isEqualTo(Duration.ofMillis(10));
@@ -147,8 +147,8 @@ class WorkQueueTest {
   @Test
   void listenerSeesAddsDepthWaitsWorkAndRetries() {
     List<String> events = new ArrayList<>();
-    QueueListener listener =
-        new QueueListener() {
+    WorkQueue.Listener listener =
+        new WorkQueue.Listener() {
           @Override
           public void added(Trigger cause, Priority priority, boolean coalesced) {
             events.add("add " + cause.detail() + " " + priority + (coalesced ? " coalesced" : ""));
@@ -160,7 +160,7 @@ class WorkQueueTest {
           }
 
           @Override
-          public void taken(WorkItem<?> item) {
+          public void taken(WorkQueue.Item<?> item) {
             events.add("taken " + item.key() + " after " + item.queueWait().toMillis() + "ms");
           }
 

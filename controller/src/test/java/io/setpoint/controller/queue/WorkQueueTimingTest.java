@@ -33,7 +33,7 @@ class WorkQueueTimingTest {
     assertThat(next(queue)).isNull();
     advanceMillis(1);
     assertThat(queue.depth()).isEqualTo(1);
-    WorkItem<String> item = next(queue);
+    WorkQueue.Item<String> item = next(queue);
     assertThat(item.key()).isEqualTo("a");
     assertThat(item.queueWait()).as("measured from the due time").isZero();
     queue.checkInvariants();
@@ -81,7 +81,7 @@ class WorkQueueTimingTest {
     queue.add("a", Trigger.event("changed meanwhile"), HIGH);
     queue.addAfter("a", Duration.ofMinutes(10), Trigger.timer("requeue"), HIGH, true);
     queue.done("a");
-    WorkItem<String> item = next(queue);
+    WorkQueue.Item<String> item = next(queue);
     assertThat(item).as("the update that arrived meanwhile is not lost").isNotNull();
     assertThat(item.triggers()).extracting(Trigger::kind)
         .containsExactly(Trigger.Kind.EVENT, Trigger.Kind.TIMER);
@@ -92,7 +92,7 @@ class WorkQueueTimingTest {
     queue.addAfter("a", Duration.ofHours(8), Trigger.resync(), Priority.LOW);
     queue.add("a", EVENT, HIGH);
     assertThat(queue.delayed()).isZero();
-    WorkItem<String> item = next(queue);
+    WorkQueue.Item<String> item = next(queue);
     assertThat(item.key()).isEqualTo("a");
     assertThat(item.priority()).isEqualTo(HIGH);
     assertThat(item.triggers()).containsExactly(Trigger.resync(), EVENT);
@@ -155,7 +155,7 @@ class WorkQueueTimingTest {
     WorkQueue<String> q =
         Queues.<String>on(ticker)
             .listener(
-                new QueueListener() {
+                new WorkQueue.Listener() {
                   @Override
                   public void retried(Trigger cause, long delayNanos) {
                     seen.add(delayNanos / 1_000_000);
@@ -177,7 +177,7 @@ class WorkQueueTimingTest {
         Queues.<String>on(ticker)
             .backoff(Duration.ofSeconds(2), Duration.ofSeconds(10), 1.5)
             .listener(
-                new QueueListener() {
+                new WorkQueue.Listener() {
                   @Override
                   public void retried(Trigger cause, long delayNanos) {
                     seen.add(delayNanos / 1_000_000);
@@ -197,7 +197,7 @@ class WorkQueueTimingTest {
     queue.addRateLimited("a", Trigger.retry("3"));
     assertThat(queue.retries("a")).isEqualTo(3);
     advanceMillis(5);
-    WorkItem<String> item = next(queue);
+    WorkQueue.Item<String> item = next(queue);
     assertThat(item.retries()).isEqualTo(3);
     queue.forget("a"); // success
     queue.done("a");
@@ -239,7 +239,7 @@ class WorkQueueTimingTest {
             .backoff(Duration.ofNanos(1), Duration.ofNanos(1))
             .rateLimit(10, 3)
             .listener(
-                new QueueListener() {
+                new WorkQueue.Listener() {
                   @Override
                   public void retried(Trigger cause, long delayNanos) {
                     seen.add(delayNanos / 1_000_000);
@@ -266,7 +266,7 @@ class WorkQueueTimingTest {
         Queues.<String>on(ticker)
             .rateLimit(1, 1)
             .listener(
-                new QueueListener() {
+                new WorkQueue.Listener() {
                   @Override
                   public void retried(Trigger cause, long delayNanos) {
                     seen.add(delayNanos / 1_000_000);

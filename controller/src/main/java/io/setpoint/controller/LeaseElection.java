@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaseElection implements Leadership {
   private static final Logger log = LoggerFactory.getLogger(LeaseElection.class);
-  /** The {@code group} of every election lease, which sets them apart from a LeaseLocker's. */
+  /** The {@code group} of every election lease, which sets them apart from a lease locker's. */
   static final String GROUP = "election";
   private static final Pattern NAME = Pattern.compile("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$");
   private static final Pattern HOLDER = Pattern.compile("^[A-Za-z0-9]([-A-Za-z0-9_.:@]{0,251}[A-Za-z0-9])?$");

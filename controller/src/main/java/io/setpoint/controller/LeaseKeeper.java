@@ -18,8 +18,9 @@ import java.util.function.BooleanSupplier;
  * every retry period, and lets it go when a renew is refused or the renew deadline passes without
  * one, so the holder stops before anyone else can take the lease. What the lease says and what
  * holding it means are the subclass's: a {@link LeaseElection}'s term, a {@link Sharding} member's
- * heartbeat. A {@link io.setpoint.controller.loop.LeaseLocker}'s heartbeat is another kind of lease
- * (written blind, judged by the wall clock, no renew deadline), so it keeps its own.
+ * heartbeat. A {@linkplain io.setpoint.controller.loop.Locker#lease lease locker}'s heartbeat is
+ * another kind of lease (written blind, judged by the wall clock, no renew deadline), so it keeps
+ * its own.
  */
 abstract class LeaseKeeper {
   /**

@@ -1,8 +1,8 @@
 package io.setpoint.controller;
 
-import io.setpoint.controller.loop.Change;
 import io.setpoint.controller.loop.Locker;
 import io.setpoint.controller.loop.Loop;
+import io.setpoint.controller.loop.Loop.Change;
 import io.setpoint.controller.queue.Priority;
 import io.setpoint.controller.queue.Trigger;
 import io.setpoint.controller.queue.WorkQueue;

@@ -102,9 +102,9 @@ public final class Manager implements AutoCloseable {
 
   /**
    * Adds a generic loop; it starts with the manager (or at once, if the manager already runs) and
-   * runs in every process, like an EACH_SERVER controller: give it a {@link
-   * io.setpoint.controller.loop.LeaseLocker} so the processes split its keys. Its meters go to the
-   * manager's registry and its timing follows the manager's ticker.
+   * runs in every process, like an EACH_SERVER controller: give it a {@linkplain
+   * io.setpoint.controller.loop.Locker#lease lease locker} so the processes split its keys. Its
+   * meters go to the manager's registry and its timing follows the manager's ticker.
    *
    * @throws IllegalArgumentException when a controller or loop of that name is registered already
    */

@@ -1,15 +1,15 @@
 package io.setpoint.controller;
 
-import io.setpoint.controller.loop.LoopContext;
+import io.setpoint.controller.loop.Loop;
 import io.setpoint.controller.queue.Trigger;
 import java.time.Duration;
 import java.util.List;
 
 /**
  * The context of one reconcile or handling, shared by controllers (as a {@link
- * io.setpoint.controller.ReconcileContext}) and loops (as a {@link LoopContext}).
+ * io.setpoint.controller.ReconcileContext}) and loops (as a {@link Loop.Context}).
  */
-final class WorkContext<K> implements LoopContext<K> {
+final class WorkContext<K> implements Loop.Context<K> {
   private final String name;
   private final K key;
   private final List<Trigger> triggers;

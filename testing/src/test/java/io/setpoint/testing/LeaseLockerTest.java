@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.LoopRunner;
 import io.setpoint.controller.Result;
-import io.setpoint.controller.loop.LeaseLocker;
+import io.setpoint.controller.loop.Locker;
 import io.setpoint.controller.loop.Loop;
 import io.setpoint.controller.time.ManualClock;
 import io.setpoint.controller.time.ManualTicker;
@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Three instances of one loop against one server, sharing keys through {@link LeaseLocker}: each
+ * Three instances of one loop against one server, sharing keys through {@link Locker#lease}: each
  * key is handled by one instance only, never by two at once, and when an instance fails (its
  * connection dies, its leases stay behind) the others take its keys over once its heartbeat
  * expires. Real time with a short lease (2 s) and Awaitility; no sleeps.
@@ -77,7 +77,7 @@ class LeaseLockerTest {
             handling.remove(ctx.key(), name);
           }
         })
-        .locker(LeaseLocker.<String>builder(client, "inventory-sync").holder(name).duration(lease).build())
+        .locker(Locker.<String>lease(client, "inventory-sync").holder(name).duration(lease).build())
         .resync(Duration.ofMillis(200))
         .concurrency(2)
         .build();
@@ -141,9 +141,9 @@ class LeaseLockerTest {
     ManualTicker bTime = new ManualTicker();
     SetpointClient client = SetpointClient.connect("127.0.0.1:" + setpoint.agent().port());
     clients.add(client);
-    LeaseLocker<String> a = LeaseLocker.<String>builder(client, "ticking").holder("a").duration(LEASE)
+    Locker<String> a = Locker.<String>lease(client, "ticking").holder("a").duration(LEASE)
         .clock(clock).ticker(aTime).build();
-    LeaseLocker<String> b = LeaseLocker.<String>builder(client, "ticking").holder("b").duration(LEASE)
+    Locker<String> b = Locker.<String>lease(client, "ticking").holder("b").duration(LEASE)
         .clock(clock).ticker(bTime).build();
     try (a; b) {
       assertThat(a.tryAcquire("sku-1")).isTrue();

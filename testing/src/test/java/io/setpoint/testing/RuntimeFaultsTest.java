@@ -33,7 +33,7 @@ import io.setpoint.controller.Manager;
 import io.setpoint.controller.Request;
 import io.setpoint.controller.Result;
 import io.setpoint.controller.Sharding;
-import io.setpoint.controller.loop.LeaseLocker;
+import io.setpoint.controller.loop.Locker;
 import io.setpoint.controller.loop.Loop;
 import io.setpoint.controller.time.ManualTicker;
 import io.setpoint.demo.DemoTypes;
@@ -289,7 +289,7 @@ class RuntimeFaultsTest {
             reconciled.add("leased:" + ctx.key());
             return Result.done();
           })
-          .locker(LeaseLocker.<String>builder(client, "leased").holder("one").duration(lease).ticker(ticker).build())
+          .locker(Locker.<String>lease(client, "leased").holder("one").duration(lease).ticker(ticker).build())
           .build();
       manager = Manager.builder().client(setpoint.client()).ticker(ticker).meterRegistry(meters).build();
       manager.register(loop);

@@ -1,8 +1,13 @@
 package io.setpoint.controller.loop;
 
 import io.setpoint.controller.RateLimit;
+import io.setpoint.controller.ReconcileContext;
+import io.setpoint.controller.Result;
+import io.setpoint.controller.source.Source;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A generic control loop over objects that are not Setpoint resources (repositories, secrets, rows,
@@ -29,14 +34,14 @@ import java.util.Objects;
  *   <li>an event that arrives during a handling is not lost: the key is handled again after;
  *   <li>a key whose lock another instance holds is retried after {@link Locker#retryDelay()};
  *   <li>failures are retried with exponential backoff, at most {@link #maxRetries()} times;
- *   <li>a handling runs under a cancellable {@link LoopContext} with an optional timeout;
+ *   <li>a handling runs under a cancellable {@link Context} with an optional timeout;
  *   <li>a key missing from a list that had it before is handled, so its absence is seen even
  *       without a watch.
  * </ul>
  *
  * <p>Metrics and tracing are those of resource controllers ({@code controller_runtime_*} and
  * {@code workqueue_*} with the loop's name as {@code controller}/{@code name}; triggers on every
- * {@link LoopContext}; the loop and key in the logging MDC as {@code controller} and {@code key}).
+ * {@link Context}; the loop and key in the logging MDC as {@code controller} and {@code key}).
  *
  * @param name the loop's name in logs and metrics
  * @param listerWatcher which keys exist, and their changes
@@ -78,6 +83,7 @@ public record Loop<K, T>(
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(handler, "handler");
     Objects.requireNonNull(locker, "locker");
+    Objects.requireNonNull(rateLimit, "rateLimit");
     requirePositive(resync, "resync");
     requirePositive(backoffBase, "backoff base");
     requirePositive(backoffMax, "backoff max");
@@ -87,7 +93,6 @@ public record Loop<K, T>(
     if (concurrency < 1) {
       throw new IllegalArgumentException("concurrency must be at least 1, was " + concurrency);
     }
-    Objects.requireNonNull(rateLimit, "rateLimit");
     if (maxRetries < 0) {
       throw new IllegalArgumentException("maxRetries must not be negative, was " + maxRetries);
     }
@@ -111,6 +116,183 @@ public record Loop<K, T>(
     if (d.isNegative() || d.isZero()) {
       throw new IllegalArgumentException(what + " must be positive: " + d);
     }
+  }
+
+  /**
+   * Says which keys a loop handles: a full {@link #list()} every resync interval, plus an optional
+   * real-time {@link #watch()} so changes need not wait for the next list.
+   *
+   * <p>Lists are the safety net: a key in a list is handled (at low priority) even if no watch event
+   * mentioned it, and a key that was in the previous list but is missing from this one is handled too
+   * (the {@link Store} then finds it absent and the {@link Handler} cleans up). A watch may drop
+   * events or fail; the next list repairs whatever it missed.
+   *
+   * <pre>{@code
+   * ListerWatcher<String> lists = () -> inventory.keySet();            // lists only
+   * ListerWatcher<String> both = ListerWatcher.of(() -> inventory.keySet(), inventory::subscribe);
+   * }</pre>
+   *
+   * @param <K> the key type; keys must have consistent {@code equals}/{@code hashCode} and should be
+   *     immutable
+   */
+  @FunctionalInterface
+  public interface ListerWatcher<K> {
+    /**
+     * Every key that exists now. Called from one thread at a time; throwing skips this list (the
+     * next one comes one resync interval later) and forgets nothing.
+     */
+    Collection<? extends K> list() throws Exception;
+
+    /** The real-time changes between lists; none by default (lists only). */
+    default Optional<Source<Change<K>>> watch() {
+      return Optional.empty();
+    }
+
+    /** Lists with {@code lister} and watches with {@code watch}. */
+    static <K> ListerWatcher<K> of(ListerWatcher<K> lister, Source<Change<K>> watch) {
+      Objects.requireNonNull(lister, "lister");
+      Objects.requireNonNull(watch, "watch");
+      return new ListerWatcher<>() {
+        @Override
+        public Collection<? extends K> list() throws Exception {
+          return lister.list();
+        }
+
+        @Override
+        public Optional<Source<Change<K>>> watch() {
+          return Optional.of(watch);
+        }
+      };
+    }
+  }
+
+  /**
+   * A real-time change a {@link ListerWatcher#watch() watch} reports. It only says "look at this
+   * key": the loop reads the key's state from the {@link Store} right before handling it, so the
+   * kind serves tracing, not the choice between present and absent.
+   *
+   * @param <K> the key type
+   */
+  public record Change<K>(Kind kind, K key) {
+    /** What happened to a key. */
+    public enum Kind {
+      /** The object appeared. */
+      ADDED,
+      /** The object changed. */
+      MODIFIED,
+      /** The object went away. */
+      DELETED
+    }
+
+    /** Checks that neither component is null. */
+    public Change {
+      Objects.requireNonNull(kind, "kind");
+      Objects.requireNonNull(key, "key");
+    }
+
+    /** {@code key} appeared. */
+    public static <K> Change<K> added(K key) {
+      return new Change<>(Kind.ADDED, key);
+    }
+
+    /** {@code key} changed. */
+    public static <K> Change<K> modified(K key) {
+      return new Change<>(Kind.MODIFIED, key);
+    }
+
+    /** {@code key} went away. */
+    public static <K> Change<K> deleted(K key) {
+      return new Change<>(Kind.DELETED, key);
+    }
+  }
+
+  /**
+   * Fetches the current state of the object behind a key, right before each handling and never
+   * earlier, so a handler sees the latest state rather than the state when the key was queued.
+   *
+   * <pre>{@code
+   * Store<String, Item> store = sku -> Optional.ofNullable(inventory.get(sku));
+   * }</pre>
+   *
+   * @param <K> the key type
+   * @param <T> the object type
+   */
+  @FunctionalInterface
+  public interface Store<K, T> {
+    /**
+     * The object behind {@code key} now, or empty if it does not exist (then the handler's {@link
+     * Handler#onAbsent onAbsent} runs). Throwing counts as a failed handling and is retried.
+     */
+    Optional<T> get(K key) throws Exception;
+
+    /** A store whose object is the key itself, for loops that need nothing but the key. */
+    static <K> Store<K, K> identity() {
+      return Optional::of;
+    }
+  }
+
+  /**
+   * The business logic: drives the world toward the object's state when it exists ({@link
+   * #onPresent}) and cleans up when it does not ({@link #onAbsent}). Called for at most one handling
+   * of a key at a time, with state fetched from the {@link Store} just before; must be idempotent,
+   * since lists, retries and restarts hand it the same state again.
+   *
+   * <p>Return {@link Result#done()}, or {@link Result#requeueAfter} to look again later. Throwing
+   * retries the key with exponential backoff (up to the loop's {@code maxRetries}), except for a
+   * {@link io.setpoint.controller.TerminalException}.
+   *
+   * <pre>{@code
+   * Handler<String, Item> handler = Handler.of(
+   *     (ctx, item) -> { upsert(item); return Result.done(); },
+   *     (ctx, sku) -> { remove(sku); return Result.done(); });
+   * }</pre>
+   *
+   * @param <K> the key type
+   * @param <T> the object type
+   */
+  @FunctionalInterface
+  public interface Handler<K, T> {
+    /** The object behind {@code ctx.key()} exists and is {@code object}. */
+    Result onPresent(Context<K> ctx, T object) throws Exception;
+
+    /** The object behind {@code key} does not exist (any more). Does nothing by default. */
+    default Result onAbsent(Context<K> ctx, K key) throws Exception {
+      return Result.done();
+    }
+
+    /** What to do when an object is absent; the second half of {@link #of}. */
+    @FunctionalInterface
+    interface Absent<K> {
+      /** See {@link Handler#onAbsent}. */
+      Result onAbsent(Context<K> ctx, K key) throws Exception;
+    }
+
+    /** A handler from two lambdas. */
+    static <K, T> Handler<K, T> of(Handler<K, T> onPresent, Absent<K> onAbsent) {
+      Objects.requireNonNull(onPresent, "onPresent");
+      Objects.requireNonNull(onAbsent, "onAbsent");
+      return new Handler<>() {
+        @Override
+        public Result onPresent(Context<K> ctx, T object) throws Exception {
+          return onPresent.onPresent(ctx, object);
+        }
+
+        @Override
+        public Result onAbsent(Context<K> ctx, K key) throws Exception {
+          return onAbsent.onAbsent(ctx, key);
+        }
+      };
+    }
+  }
+
+  /**
+   * One handling's circumstances: the key, why it runs ({@link #triggers()}: a list, an event, a
+   * retry...), how long it waited, and whether it is {@linkplain #isCancelled() cancelled}: past the
+   * handle timeout, or as the loop stops, when its thread is also interrupted.
+   */
+  public interface Context<K> extends ReconcileContext {
+    /** The key being handled. */
+    K key();
   }
 
   /**
@@ -159,7 +341,7 @@ public record Loop<K, T>(
       return this;
     }
 
-    /** Who may handle a key (default {@link Locker#inMemory()}); {@link LeaseLocker} to share. */
+    /** Who may handle a key (default {@link Locker#inMemory()}); {@link Locker#lease} to share. */
     public Builder<K, T> locker(Locker<K> locker) {
       this.locker = Objects.requireNonNull(locker, "locker");
       return this;

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.setpoint.controller.LoopRunner;
 import io.setpoint.controller.Result;
+import io.setpoint.controller.loop.Loop.Change;
+import io.setpoint.controller.loop.Loop.Store;
 import io.setpoint.controller.queue.Trigger;
 import io.setpoint.controller.time.ManualTicker;
 import java.time.Duration;

@@ -1,6 +1,11 @@
 package io.setpoint.controller.loop;
 
 import io.setpoint.controller.Result;
+import io.setpoint.controller.loop.Loop.Change;
+import io.setpoint.controller.loop.Loop.Context;
+import io.setpoint.controller.loop.Loop.Handler;
+import io.setpoint.controller.loop.Loop.ListerWatcher;
+import io.setpoint.controller.loop.Loop.Store;
 import io.setpoint.controller.source.Source;
 import java.util.List;
 import java.util.Map;
@@ -75,7 +80,7 @@ final class World {
         (ctx, key) -> handle(ctx, null));
   }
 
-  private Result handle(LoopContext<String> ctx, String seen) throws InterruptedException {
+  private Result handle(Context<String> ctx, String seen) throws InterruptedException {
     String key = ctx.key();
     int now = inHandler.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
     maxInHandler.computeIfAbsent(key, k -> new AtomicInteger()).accumulateAndGet(now, Math::max);

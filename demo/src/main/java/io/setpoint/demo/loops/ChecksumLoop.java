@@ -2,10 +2,10 @@ package io.setpoint.demo.loops;
 
 import io.setpoint.controller.LoopRunner;
 import io.setpoint.controller.Result;
-import io.setpoint.controller.loop.Handler;
-import io.setpoint.controller.loop.ListerWatcher;
 import io.setpoint.controller.loop.Loop;
-import io.setpoint.controller.loop.Store;
+import io.setpoint.controller.loop.Loop.Handler;
+import io.setpoint.controller.loop.Loop.ListerWatcher;
+import io.setpoint.controller.loop.Loop.Store;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

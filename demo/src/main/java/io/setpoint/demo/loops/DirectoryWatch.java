@@ -4,7 +4,7 @@ import static java.nio.file.StandardWatchEventKinds.ENTRY_CREATE;
 import static java.nio.file.StandardWatchEventKinds.ENTRY_DELETE;
 import static java.nio.file.StandardWatchEventKinds.ENTRY_MODIFY;
 
-import io.setpoint.controller.loop.Change;
+import io.setpoint.controller.loop.Loop.Change;
 import io.setpoint.controller.source.Source;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.Path;
@@ -14,9 +14,9 @@ import java.nio.file.WatchService;
 import java.util.function.Consumer;
 
 /**
- * The real-time half of a directory's {@link io.setpoint.controller.loop.ListerWatcher}: the names
- * of files created, modified and deleted, from a {@link WatchService}. It may lag or overflow;
- * the loop's lists catch whatever it misses.
+ * The real-time half of a directory's {@link io.setpoint.controller.loop.Loop.ListerWatcher}: the
+ * names of files created, modified and deleted, from a {@link WatchService}. It may lag or
+ * overflow; the loop's lists catch whatever it misses.
  */
 final class DirectoryWatch implements Source<Change<String>> {
   private final Path dir;

@@ -8,10 +8,9 @@ import io.setpoint.controller.LoopRunner;
 import io.setpoint.controller.Result;
 import io.setpoint.controller.loop.Locker;
 import io.setpoint.controller.loop.Loop;
-import io.setpoint.controller.time.ManualClock;
 import io.setpoint.controller.time.ManualTicker;
+import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -136,7 +135,9 @@ class LeaseLockerTest {
 
   @Test
   void aHolderWhoseTickerStandsStillRenewsNothingAndLosesItsKeyOnceItsHeartbeatExpires() throws Exception {
-    ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+    // The instances' shared date, on a ticker of its own: each instance's timers run on its own ticker.
+    ManualTicker date = new ManualTicker();
+    Clock clock = date.clock();
     ManualTicker aTime = new ManualTicker();
     ManualTicker bTime = new ManualTicker();
     SetpointClient client = SetpointClient.connect("127.0.0.1:" + setpoint.agent().port());
@@ -151,14 +152,14 @@ class LeaseLockerTest {
       assertThat(b.tryAcquire("sku-1")).as("held by a, whose heartbeat is live").isFalse();
 
       // A lease later on the clock, both tickers run a renew period: both renew, and A keeps its key.
-      clock.advance(LEASE);
+      date.advance(LEASE);
       aTime.advance(LEASE.dividedBy(3));
       bTime.advance(LEASE.dividedBy(3));
       await().atMost(WAIT).until(() -> a.tryAcquire("sku-1") && b.tryAcquire("sku-2"));
       assertThat(b.tryAcquire("sku-1")).as("held by a, renewed on its ticker").isFalse();
 
       // Another lease later, only B's ticker runs: A renewed nothing, so B takes its key over.
-      clock.advance(LEASE.plusMillis(1));
+      date.advance(LEASE.plusMillis(1));
       bTime.advance(LEASE.dividedBy(3));
       await().atMost(WAIT).until(() -> b.tryAcquire("sku-1"));
       assertThat(a.tryAcquire("sku-1")).as("a, not renewed for a lease, keeps its hands off").isFalse();

@@ -1,6 +1,8 @@
 package io.setpoint.controller.time;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,6 +20,7 @@ public final class ManualTicker implements Ticker {
   // Copy-on-write: registrations are rare, advances iterate without locking and without seeing a
   // half-updated list.
   private final CopyOnWriteArrayList<Runnable> listeners = new CopyOnWriteArrayList<>();
+  private final Clock clock;
 
   /** A ticker that reads 0 until advanced. */
   public ManualTicker() {
@@ -31,6 +34,7 @@ public final class ManualTicker implements Ticker {
    */
   public ManualTicker(long startNanos) {
     this.nanos = new AtomicLong(startNanos);
+    this.clock = new TickerClock(this, Instant.now());
   }
 
   @Override
@@ -54,6 +58,17 @@ public final class ManualTicker implements Ticker {
       listener.run();
     }
     return this;
+  }
+
+  /**
+   * The wall clock of this ticker's time, for what reads the date rather than a timer (lease
+   * expiry, the age of a record, {@code tools.clock()}): it reads the system time at which the
+   * ticker was made, and moves only as the ticker is advanced, by as much. Give it where a clock is
+   * wanted ({@code Manager.Builder.clock}, an agent's) so that one {@link #advance} moves both.
+   * Always in UTC.
+   */
+  public Clock clock() {
+    return clock;
   }
 
   /** Always true: time moves only through {@link #advance}. */

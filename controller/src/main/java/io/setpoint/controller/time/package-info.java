@@ -1,6 +1,6 @@
 /**
  * Time for the controller runtime: {@link io.setpoint.controller.time.Ticker}, the monotonic clock
- * every timer reads, {@link io.setpoint.controller.time.ManualTicker}, the ticker tests move by
- * hand, and {@link io.setpoint.controller.time.ManualClock}, its wall-clock counterpart.
+ * every timer reads, and {@link io.setpoint.controller.time.ManualTicker}, the ticker tests move by
+ * hand, with its wall clock ({@code ManualTicker.clock()}) for what reads the date.
  */
 package io.setpoint.controller.time;

@@ -3,7 +3,11 @@ package io.setpoint.controller.time;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -34,6 +38,24 @@ class ManualTickerTest {
     ticker.advance(Duration.ofSeconds(1));
     assertThat(ticker.read()).isNegative();
     assertThat(ticker.read() - before).isEqualTo(1_000_000_000L);
+  }
+
+  @Test
+  void itsClockStandsStillTooAndMovesAsFarAsTheTickerEvenAcrossItsWrapAround() {
+    Instant before = Instant.now();
+    ManualTicker ticker = new ManualTicker(Long.MAX_VALUE);
+    Clock clock = ticker.clock();
+    Instant start = clock.instant();
+    assertThat(start).isBetween(before, Instant.now());
+    assertThat(clock.instant()).isEqualTo(start);
+
+    ticker.advance(Duration.ofSeconds(90)).advance(Duration.ofNanos(1));
+    assertThat(clock.instant()).isEqualTo(start.plusSeconds(90).plusNanos(1));
+    assertThat(ticker.clock()).isSameAs(clock);
+    assertThat(clock.getZone()).isEqualTo(ZoneOffset.UTC);
+    assertThat(clock.withZone(ZoneOffset.UTC)).isSameAs(clock);
+    assertThatThrownBy(() -> clock.withZone(ZoneId.of("Europe/Paris")))
+        .isInstanceOf(UnsupportedOperationException.class);
   }
 
   @Test

@@ -49,7 +49,7 @@ class PluginShardingTest {
       import io.setpoint.api.v1.Status;
       import io.setpoint.api.v1.Type;
       import io.setpoint.controller.Controller;
-      import io.setpoint.controller.Placement;
+      import io.setpoint.controller.Controller.Placement;
       import io.setpoint.controller.Result;
       import io.setpoint.controller.Manager;
       import io.setpoint.controller.Sharding;

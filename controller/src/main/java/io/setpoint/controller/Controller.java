@@ -6,8 +6,10 @@ import io.setpoint.api.v1.Type;
 import io.setpoint.controller.ControllerSpec.SourceBinding;
 import io.setpoint.controller.ControllerSpec.TypeIndex;
 import io.setpoint.controller.ControllerSpec.WatchedType;
-import io.setpoint.controller.cache.Index;
+import io.setpoint.controller.Mappers.DependencyMapper;
+import io.setpoint.controller.TypedReconciler.Cleaner;
 import io.setpoint.controller.cache.Cache.Query;
+import io.setpoint.controller.cache.Index;
 import io.setpoint.controller.cache.ResourceEvent;
 import io.setpoint.controller.predicate.Predicates;
 import io.setpoint.controller.queue.Priority;
@@ -69,6 +71,64 @@ public final class Controller {
   /** Starts building a controller for resources of {@code type}. */
   public static Builder forType(Type type) {
     return new Builder(type);
+  }
+
+  /** Where a controller runs in a cluster of servers, or among manager processes. */
+  public enum Placement {
+    /** One instance, on the server that holds the lease (the Raft leader); moves on failover. */
+    SINGLETON,
+    /** On every server; such controllers generally should not write resources. */
+    EACH_SERVER,
+    /**
+     * In every member of the manager's shard group ({@code Manager.Builder.sharding}), each member
+     * reconciling only its share of the keys and caching only that share of the managed type.
+     */
+    SHARDED
+  }
+
+  /**
+   * Runs once when a controller starts, after its cache is primed and before its first reconcile.
+   * If it throws, the controller does not start and is restarted (with backoff) later.
+   */
+  @FunctionalInterface
+  public interface Initializer {
+    /** Prepares what the reconciles need, with the controller's {@code tools}. */
+    void initialize(Tools tools) throws Exception;
+  }
+
+  /**
+   * A token bucket over a controller's or a {@linkplain io.setpoint.controller.loop.Loop loop}'s
+   * retries, on top of each key's own exponential backoff (what controller-runtime's default rate
+   * limiter does): {@code perSecond} retries a second across all keys, with up to {@code burst}
+   * saved up. A retry waits for the longer of its backoff and its token, so a failure that hits
+   * every key at once does not retry them all at once. Set with {@link Builder#rateLimit}.
+   *
+   * @param perSecond tokens added per second; {@code Double.POSITIVE_INFINITY} for no limit
+   * @param burst the most tokens saved up, at least 1
+   */
+  public record RateLimit(double perSecond, int burst) {
+    /** No limit: each key retries after its own backoff only (the default). */
+    public static final RateLimit UNLIMITED = new RateLimit(Double.POSITIVE_INFINITY, 1);
+
+    /** Checks the parts. */
+    public RateLimit {
+      if (!(perSecond > 0) || burst < 1) {
+        throw new IllegalArgumentException("a rate limit needs perSecond > 0 and burst >= 1, was " + perSecond + ", " + burst);
+      }
+    }
+
+    /** {@code perSecond} retries a second, up to {@code burst} at once. */
+    public static RateLimit of(double perSecond, int burst) {
+      if (Double.isInfinite(perSecond)) {
+        throw new IllegalArgumentException("perSecond must be finite (RateLimit.UNLIMITED for no limit)");
+      }
+      return new RateLimit(perSecond, burst);
+    }
+
+    /** Whether it limits anything. */
+    public boolean isLimited() {
+      return !Double.isInfinite(perSecond);
+    }
   }
 
   /** Builds a {@link Controller}; {@link #reconciler(Reconciler)} ends the chain. */

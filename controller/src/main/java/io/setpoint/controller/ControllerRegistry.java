@@ -1,6 +1,7 @@
 package io.setpoint.controller;
 
 import io.setpoint.api.Types;
+import io.setpoint.controller.Controller.Placement;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;

@@ -1,8 +1,12 @@
 package io.setpoint.controller;
 
 import io.setpoint.api.v1.Type;
-import io.setpoint.controller.cache.Index;
+import io.setpoint.controller.Controller.Initializer;
+import io.setpoint.controller.Controller.Placement;
+import io.setpoint.controller.Controller.RateLimit;
+import io.setpoint.controller.Mappers.DependencyMapper;
 import io.setpoint.controller.cache.Cache.Query;
+import io.setpoint.controller.cache.Index;
 import io.setpoint.controller.cache.ResourceEvent;
 import io.setpoint.controller.queue.Priority;
 import io.setpoint.controller.source.Source;

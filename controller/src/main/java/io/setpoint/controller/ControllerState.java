@@ -1,6 +1,7 @@
 package io.setpoint.controller;
 
 import io.setpoint.api.v1.Type;
+import io.setpoint.controller.Controller.Placement;
 import java.util.Optional;
 
 /**

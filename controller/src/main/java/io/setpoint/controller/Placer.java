@@ -1,5 +1,6 @@
 package io.setpoint.controller;
 
+import io.setpoint.controller.Controller.Placement;
 import org.slf4j.LoggerFactory;
 
 /**

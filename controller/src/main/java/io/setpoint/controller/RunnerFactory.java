@@ -3,6 +3,7 @@ package io.setpoint.controller;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.trace.Tracer;
 import io.setpoint.client.SetpointClient;
+import io.setpoint.controller.Controller.Placement;
 import io.setpoint.controller.loop.Loop;
 import io.setpoint.controller.time.Ticker;
 import java.time.Clock;

@@ -3,6 +3,7 @@ package io.setpoint.controller;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.HashRange;
 import io.setpoint.api.v1.Type;
+import io.setpoint.controller.Controller.Placement;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;

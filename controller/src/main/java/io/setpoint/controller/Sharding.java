@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A shard group: managers in separate processes that split the keys of their {@link
- * io.setpoint.controller.Placement#SHARDED SHARDED} controllers, each key handled by exactly one
- * live member. Build one with {@link Manager.Builder#sharding}.
+ * Controller.Placement#SHARDED SHARDED} controllers, each key handled by exactly one live member.
+ * Build one with {@link Manager.Builder#sharding}.
  *
  * <p>Each member keeps a heartbeat {@code core.v1.Lease} (named {@code GROUP-MEMBER}) and renews it
  * every {@linkplain Builder#retryPeriod retry period}. The hash space of {@link Shards#hash} is cut
@@ -50,7 +50,7 @@ import org.slf4j.LoggerFactory;
  *     .client(SetpointClient.connect("localhost:8500"))
  *     .sharding(Sharding.named("billing").member("billing-1"))
  *     .build();
- * manager.register(Controller.builder("invoices", INVOICE).placement(Placement.SHARDED)...build());
+ * manager.register(Controller.forType(INVOICE).named("invoices").placement(Placement.SHARDED)...);
  * }</pre>
  */
 public final class Sharding {

@@ -4,6 +4,7 @@ import com.google.protobuf.Message;
 import io.setpoint.api.Resources.Finalizers;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointException;
+import io.setpoint.controller.TypedReconciler.Cleaner;
 import io.setpoint.resource.Decoded;
 import io.setpoint.resource.Hooks;
 import java.util.Optional;

@@ -10,7 +10,7 @@ import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.Controller;
-import io.setpoint.controller.Placement;
+import io.setpoint.controller.Controller.Placement;
 import io.setpoint.controller.Result;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v1.RecordLabel;

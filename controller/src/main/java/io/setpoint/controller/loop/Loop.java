@@ -1,6 +1,6 @@
 package io.setpoint.controller.loop;
 
-import io.setpoint.controller.RateLimit;
+import io.setpoint.controller.Controller.RateLimit;
 import io.setpoint.controller.ReconcileContext;
 import io.setpoint.controller.Result;
 import io.setpoint.controller.source.Source;

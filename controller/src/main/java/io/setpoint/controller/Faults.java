@@ -2,9 +2,12 @@ package io.setpoint.controller;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.setpoint.api.Types;
+import io.setpoint.api.v1.Type;
 import io.setpoint.client.SetpointException;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -56,6 +59,19 @@ final class Faults {
         .tag("controller", name).tag("where", where).register(registry)).increment();
     String text = where + " failed (" + about + "): " + cause + " at " + Instant.now(clock);
     tallies.merge(name, new Tally(1, text), (old, added) -> new Tally(old.count() + 1, text));
+  }
+
+  /**
+   * The shared cache's watch of {@code type} failed and lists afresh, or one of its listeners threw:
+   * a fault of each of {@code controllers} that caches the type, since its view stood still
+   * meanwhile. Counted only: the cache logged it.
+   */
+  void cacheFailed(List<ControllerSpec> controllers, Type type, String where, Throwable cause) {
+    for (ControllerSpec c : controllers) {
+      if (c.cachedTypes().contains(type)) {
+        tally(c.name(), where, Types.format(type), cause);
+      }
+    }
   }
 
   /**

@@ -11,9 +11,11 @@ import io.setpoint.api.v1.Type;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.cache.Cache;
 import io.setpoint.controller.loop.Loop;
+import io.setpoint.controller.queue.Trigger;
 import io.setpoint.controller.time.Ticker;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -59,7 +61,8 @@ public final class Manager implements AutoCloseable {
   private Manager(Builder b) {
     this.cache = new SharedCache(b.client, b.ticker);
     this.faults = new Faults(b.meters, b.clock);
-    cache.onFailure(this::cacheFailed);
+    // Logged where it happened (the informer, or the cache for a listener): here it is only counted.
+    cache.onFailure((type, where, cause) -> faults.cacheFailed(registry.specs(), type, where, cause));
     Tracer tracer = b.openTelemetry == null ? null : b.openTelemetry.getTracer("io.setpoint.controller");
     this.election = b.election == null ? null : b.election.build(b.client, b.ticker, b.clock, faults);
     this.leadership = election != null ? election : b.leadership;
@@ -245,13 +248,7 @@ public final class Manager implements AutoCloseable {
    * of controller tests. The controller need not be registered.
    */
   public Result reconcileOnce(Controller unregistered, Request request) throws Exception {
-    ControllerSpec controller = unregistered.spec();
-    controller.addIndexesAndQueries(cache);
-    if (!cache.awaitPrimed(controller.cachedTypes(), Duration.ofMinutes(1))) {
-      throw new IllegalStateException("the cache of " + controller.name() + " was not primed within a minute");
-    }
-    ControllerTools tools = runners.tools(controller);
-    return controller.reconciler().reconcile(ReconcileOnce.context(controller.name()), tools, request);
+    return runners.reconcileOnce(unregistered.spec(), request);
   }
 
   /**
@@ -280,15 +277,51 @@ public final class Manager implements AutoCloseable {
   }
 
   /**
-   * The shared cache's watch of {@code type} failed and lists afresh, or one of its listeners threw:
-   * a fault of every controller that caches the type, since each one's view stood still meanwhile.
+   * A registered controller as the manager sees it now ({@link #controllers()}).
+   *
+   * @param failure why it does not run although it should: the error it is being restarted after
+   *     (it failed to start, or while running), with the backoff, or why it gave up (say, a type the
+   *     server does not know); empty while it runs, starts for the first time, or is not placed here
+   * @param workers how many reconciles it runs at once
+   * @param reconciles the reconciles this manager ran since it started
+   * @param errors those of them that failed
+   * @param faults what failed outside reconciles since the manager started (a filter, mapper,
+   *     source or initializer that threw, a watch of its cache that broke, a failed start)
+   * @param lastFault the last of those: where, on what, the error and when
    */
-  private void cacheFailed(Type type, String where, Throwable cause) {
-    // Logged where it happened (the informer, or the cache for a listener): here it is only counted.
-    for (ControllerSpec c : registry.specs()) {
-      if (c.cachedTypes().contains(type)) {
-        faults.tally(c.name(), where, Types.format(type), cause);
-      }
+  public record ControllerState(String name, Type managedType, Controller.Placement placement, boolean running,
+      int queueDepth, Optional<String> failure, int workers, long reconciles, long errors, long faults,
+      Optional<String> lastFault) {}
+
+  /**
+   * One reconcile a controller (or loop) ran: the key, what queued it, how long it waited and ran,
+   * and how it ended; the manager keeps a bounded history of them per controller ({@link
+   * #reconciles}).
+   *
+   * @param controller the controller's name
+   * @param key the request's resource id ({@code group.version.Kind/tenancy/name}), or a loop's key
+   *     as text
+   * @param triggers why it ran, oldest first: the events, timers, retries or manual triggers merged
+   *     into this run
+   * @param started when it started, by the manager's clock
+   * @param queueWait how long the key waited in the queue, ready, before it started
+   * @param duration how long the reconcile ran
+   * @param result {@code success}, {@code requeue}, {@code requeue_after} or {@code error}, as the
+   *     {@code controller_runtime_reconcile_total} metric counts it
+   * @param message the error, or why it asked to run again; empty after a plain success
+   */
+  public record ReconcileRecord(String controller, String key, List<Trigger> triggers, Instant started,
+      Duration queueWait, Duration duration, String result, String message) {
+    /** Checks the parts; {@code triggers} is copied, a null {@code message} is empty. */
+    public ReconcileRecord {
+      Objects.requireNonNull(controller, "controller");
+      Objects.requireNonNull(key, "key");
+      triggers = List.copyOf(triggers);
+      Objects.requireNonNull(started, "started");
+      Objects.requireNonNull(queueWait, "queueWait");
+      Objects.requireNonNull(duration, "duration");
+      Objects.requireNonNull(result, "result");
+      message = message == null ? "" : message;
     }
   }
 

@@ -1,5 +1,6 @@
 package io.setpoint.controller;
 
+import io.setpoint.controller.Manager.ControllerState;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

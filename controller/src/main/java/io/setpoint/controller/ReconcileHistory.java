@@ -1,5 +1,6 @@
 package io.setpoint.controller;
 
+import io.setpoint.controller.Manager.ReconcileRecord;
 import io.setpoint.controller.queue.Trigger;
 import java.time.Clock;
 import java.time.Duration;

@@ -85,6 +85,15 @@ final class RunnerFactory {
         new ResourceEventRecorder(writer, controller.name(), clock), clock);
   }
 
+  /** See {@link Manager#reconcileOnce}: one reconcile, with a primed cache and the runtime's tools, but no queue. */
+  Result reconcileOnce(ControllerSpec controller, Request request) throws Exception {
+    controller.addIndexesAndQueries(cache);
+    if (!cache.awaitPrimed(controller.cachedTypes(), Duration.ofMinutes(1))) {
+      throw new IllegalStateException("the cache of " + controller.name() + " was not primed within a minute");
+    }
+    return controller.reconciler().reconcile(ReconcileOnce.context(controller.name()), tools(controller), request);
+  }
+
   private ControllerMetrics metrics(String name) {
     return metrics.computeIfAbsent(name, n -> new ControllerMetrics(meters, n));
   }

@@ -2,6 +2,7 @@ package io.setpoint.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.setpoint.controller.Manager.ReconcileRecord;
 import io.setpoint.controller.queue.Trigger;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,11 +1,12 @@
 package io.setpoint.controller;
 
 import io.setpoint.client.SetpointClient;
+import io.setpoint.controller.Tools.EventRecorder;
 import io.setpoint.controller.cache.Cache;
 import java.time.Clock;
 import org.slf4j.Logger;
 
-/** The {@link Runtime} a manager hands its controllers. */
+/** The {@link Tools} a manager hands its controllers. */
 record ControllerTools(SetpointClient client, Cache cache, Logger logger, EventRecorder events, Clock clock)
     implements Tools {
   /** The same tools, writing through {@code writer}. */

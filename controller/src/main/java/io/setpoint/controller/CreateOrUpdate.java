@@ -6,63 +6,23 @@ import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
-import java.util.Objects;
+import io.setpoint.controller.Tools.Outcome;
+import io.setpoint.controller.Tools.Outcome.Operation;
 import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * Makes a resource what a controller wants, whether or not it exists yet: reads it (linearizably),
- * lets {@code mutate} shape it, and stores it only if that changed anything. The create is
- * create-only and the update a compare-and-swap on the version read, so nothing written meanwhile
- * is overwritten: a concurrent creator turns the create into an update of what it created, a
- * concurrent writer makes the update read and mutate again.
- *
- * <pre>{@code
- * CreateOrUpdate.Outcome out = CreateOrUpdate.createOrUpdate(tools.client(), albumId, album -> album
- *     .setOwner(artist.id())
- *     .setData(Any.pack(Album.newBuilder().setName(title).build())));
- * }</pre>
+ * {@link Tools#createOrUpdate}, over the tools' client: read, shape, and create-only or
+ * compare-and-swap, again after a lost race.
  */
-public final class CreateOrUpdate {
+final class CreateOrUpdate {
   /** How often it reads and mutates again after losing a race, before giving up. */
   static final int ATTEMPTS = 8;
 
   private CreateOrUpdate() {}
 
-  /** What {@link #createOrUpdate} did. */
-  public enum Operation {
-    /** The resource did not exist; it was created. */
-    CREATED,
-    /** The resource existed and {@code mutate} changed it; it was updated. */
-    UPDATED,
-    /** The resource existed and {@code mutate} changed nothing; nothing was written. */
-    UNCHANGED
-  }
-
-  /**
-   * The outcome of {@link #createOrUpdate}.
-   *
-   * @param resource the resource as stored
-   * @param operation what was done to it
-   */
-  public record Outcome(Resource resource, Operation operation) {
-    /** Both parts are required. */
-    public Outcome {
-      Objects.requireNonNull(resource, "resource");
-      Objects.requireNonNull(operation, "operation");
-    }
-  }
-
-  /**
-   * Creates or updates the resource {@code id} (which carries no uid). {@code mutate} gets a
-   * builder of the stored resource without its statuses (or, when there is none, of just {@code
-   * id}) and sets what the controller owns in it: data, metadata, owner. It may run more than once,
-   * so it must not have other effects; it must not change the id or the version.
-   *
-   * @throws SetpointException as the server answered, or {@code ABORTED} after losing {@value
-   *     #ATTEMPTS} races in a row
-   */
-  public static Outcome createOrUpdate(SetpointClient client, ID id, Consumer<Resource.Builder> mutate) {
+  /** See {@link Tools#createOrUpdate}. */
+  static Outcome run(SetpointClient client, ID id, Consumer<Resource.Builder> mutate) {
     if (!id.getUid().isEmpty()) {
       throw new IllegalArgumentException("createOrUpdate takes an id without uid: " + Ids.format(id));
     }

@@ -10,6 +10,7 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Type;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
+import io.setpoint.controller.Tools.EventRecorder;
 import io.setpoint.resource.CoreTypes;
 import java.time.Clock;
 import java.time.Instant;

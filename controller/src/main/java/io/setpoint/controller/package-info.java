@@ -12,7 +12,8 @@
  *       a {@link io.setpoint.controller.TypedReconciler.Cleaner} for finalization). A reconcile
  *       gets a {@link io.setpoint.controller.Request}, a {@link
  *       io.setpoint.controller.ReconcileContext} and {@link io.setpoint.controller.Tools} (client,
- *       cache, events, clock), and returns a {@link io.setpoint.controller.Result}.
+ *       cache, events, clock, and {@code createOrUpdate}), and returns a {@link
+ *       io.setpoint.controller.Result}.
  *   <li><b>What runs it.</b> The {@link io.setpoint.controller.Manager}: one {@code SharedCache}
  *       (an {@code Informer} and a {@code TypeStore} per type), one {@code Supervisor} per
  *       controller, which restarts a {@code ControllerRunner} that fails. The manager keeps what is

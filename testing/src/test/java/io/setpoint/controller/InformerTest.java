@@ -12,6 +12,7 @@ import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.Mappers.DependencyMapper;
+import io.setpoint.controller.Tools.EventRecorder;
 import io.setpoint.controller.cache.Cache;
 import io.setpoint.controller.cache.Index;
 import io.setpoint.controller.cache.ResourceEvent;

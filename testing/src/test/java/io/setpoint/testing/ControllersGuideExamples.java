@@ -7,7 +7,6 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.controller.Controller;
 import io.setpoint.controller.Controller.Placement;
-import io.setpoint.controller.CreateOrUpdate;
 import io.setpoint.controller.Manager;
 import io.setpoint.controller.Result;
 import io.setpoint.controller.Sharding;
@@ -40,9 +39,9 @@ final class ControllersGuideExamples {
   }
 
   /** Creates or updates the album {@code title} of {@code artist} without overwriting a concurrent write. */
-  static CreateOrUpdate.Operation putAlbum(Tools tools, Decoded<Artist> artist, ID albumId, String title) {
+  static Tools.Outcome.Operation putAlbum(Tools tools, Decoded<Artist> artist, ID albumId, String title) {
     // snippet:start create-or-update
-    CreateOrUpdate.Outcome out = CreateOrUpdate.createOrUpdate(tools.client(), albumId, album -> album
+    Tools.Outcome out = tools.createOrUpdate(albumId, album -> album
         .setOwner(artist.id())
         .setData(Any.pack(Album.newBuilder().setName(title).build())));
     return out.operation(); // CREATED, UPDATED or UNCHANGED (nothing written)

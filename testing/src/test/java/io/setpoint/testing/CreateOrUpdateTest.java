@@ -1,6 +1,5 @@
 package io.setpoint.testing;
 
-import static io.setpoint.controller.CreateOrUpdate.createOrUpdate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,19 +10,23 @@ import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
 import io.setpoint.client.SetpointException;
-import io.setpoint.controller.CreateOrUpdate.Operation;
-import io.setpoint.controller.CreateOrUpdate.Outcome;
+import io.setpoint.controller.Tools;
+import io.setpoint.controller.Tools.Outcome;
+import io.setpoint.controller.Tools.Outcome.Operation;
+import io.setpoint.controller.cache.Cache;
 import io.setpoint.demo.DemoTypes;
 import io.setpoint.demo.v2.Album;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.demo.v2.Genre;
+import java.time.Clock;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
 
 /**
- * {@link io.setpoint.controller.CreateOrUpdate} and {@link TestResource} against a real agent:
- * creates, updates, leaves alone, and never overwrites what a concurrent writer stored.
+ * {@link Tools#createOrUpdate} and {@link TestResource} against a real agent: creates, updates,
+ * leaves alone, and never overwrites what a concurrent writer stored.
  */
 class CreateOrUpdateTest {
   @RegisterExtension
@@ -31,21 +34,44 @@ class CreateOrUpdateTest {
       .agent(agent -> agent.types(DemoTypes::register))
       .build();
 
+  /** Tools whose only working part is the client, all that createOrUpdate uses. */
+  private record ClientTools(SetpointClient client) implements Tools {
+    @Override
+    public Cache cache() {
+      throw new UnsupportedOperationException("cache");
+    }
+
+    @Override
+    public Logger logger() {
+      throw new UnsupportedOperationException("logger");
+    }
+
+    @Override
+    public EventRecorder events() {
+      throw new UnsupportedOperationException("events");
+    }
+
+    @Override
+    public Clock clock() {
+      throw new UnsupportedOperationException("clock");
+    }
+  }
+
   private static Any artist(String name) {
     return Any.pack(Artist.newBuilder().setName(name).setGenre(Genre.GENRE_JAZZ).build());
   }
 
   @Test
   void createsThenUpdatesThenLeavesAnUnchangedResourceAlone() {
-    SetpointClient client = setpoint.client();
+    Tools tools = new ClientTools(setpoint.client());
     ID id = TestResource.of(DemoTypes.ARTIST, "miles").namespace("jazz").id();
 
-    Outcome created = createOrUpdate(client, id, r -> r.setData(artist("Miles")));
+    Outcome created = tools.createOrUpdate(id, r -> r.setData(artist("Miles")));
     assertThat(created.operation()).isEqualTo(Operation.CREATED);
-    Outcome same = createOrUpdate(client, id, r -> r.setData(artist("Miles")));
+    Outcome same = tools.createOrUpdate(id, r -> r.setData(artist("Miles")));
     assertThat(same.operation()).isEqualTo(Operation.UNCHANGED);
     assertThat(same.resource().getVersion()).isEqualTo(created.resource().getVersion());
-    Outcome updated = createOrUpdate(client, id, r -> r.setData(artist("Miles Davis")).putMetadata("team", "a"));
+    Outcome updated = tools.createOrUpdate(id, r -> r.setData(artist("Miles Davis")).putMetadata("team", "a"));
     assertThat(updated.operation()).isEqualTo(Operation.UPDATED);
     assertThat(updated.resource().getId().getUid()).isEqualTo(created.resource().getId().getUid());
     assertThat(updated.resource().getMetadataMap()).containsEntry("team", "a");
@@ -58,7 +84,7 @@ class CreateOrUpdateTest {
         .data(Artist.newBuilder().setName("Rival").build()).metadata("rival", "kept");
     AtomicInteger calls = new AtomicInteger();
 
-    Outcome out = createOrUpdate(client, rival.id(), r -> {
+    Outcome out = new ClientTools(client).createOrUpdate(rival.id(), r -> {
       if (calls.incrementAndGet() == 1) {
         // Between this helper's read (nothing there) and its create, someone else creates it.
         rival.createIn(client);

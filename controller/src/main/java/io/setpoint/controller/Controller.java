@@ -113,7 +113,8 @@ public final class Controller {
     /** Checks the parts. */
     public RateLimit {
       if (!(perSecond > 0) || burst < 1) {
-        throw new IllegalArgumentException("a rate limit needs perSecond > 0 and burst >= 1, was " + perSecond + ", " + burst);
+        throw new IllegalArgumentException(
+            "a rate limit needs perSecond > 0 and burst >= 1, was " + perSecond + ", " + burst);
       }
     }
 

@@ -167,8 +167,8 @@ public final class LeaseElection implements Leadership {
       try {
         listener.run();
       } catch (Throwable e) {
-        faults.record(name, "election", "a leadership listener, as " + holder + (fence != null ? " leads" : " steps down"),
-            e, false);
+        String as = holder + (fence != null ? " leads" : " steps down");
+        faults.record(name, "election", "a leadership listener, as " + as, e, false);
       }
     }
   }

@@ -33,6 +33,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -61,6 +63,7 @@ import picocli.CommandLine.Spec;
       "429s and Retry-After of the flood; watches that never read under large writes, and the agent's heap."
     })
 final class FloodBench implements Callable<Integer> {
+  private static final Logger log = LoggerFactory.getLogger(FloodBench.class);
   private static final String TARGET = "flood-target";
   private static final String POLICY = "bench-flood";
   /** Large Artists are written under this many names in turn, so the store holds few of them. */
@@ -392,7 +395,7 @@ final class FloodBench implements Callable<Integer> {
           admin.delete(id);
         } catch (SetpointException e) {
           // Best effort: the numbers are measured already, and a leftover is named in the error.
-          System.err.println("bench flood: could not delete " + Ids.format(id) + ": " + e.getMessage());
+          log.warn("bench flood: could not delete {}: {}", Ids.format(id), e.getMessage());
         }
       }
     }

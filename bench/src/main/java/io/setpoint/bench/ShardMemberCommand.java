@@ -6,8 +6,8 @@ import io.setpoint.api.v1.Resource;
 import io.setpoint.cli.DurationConverter;
 import io.setpoint.cli.ElectionOptions;
 import io.setpoint.client.SetpointClient;
-import io.setpoint.controller.Controller;
 import io.setpoint.controller.Controller.Placement;
+import io.setpoint.controller.Controller;
 import io.setpoint.controller.Manager;
 import io.setpoint.controller.Request;
 import io.setpoint.controller.Result;
@@ -24,6 +24,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -45,6 +47,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "shard-member", hidden = true, description = "A member process of 'bench shards'.")
 final class ShardMemberCommand implements Callable<Integer> {
+  private static final Logger log = LoggerFactory.getLogger(ShardMemberCommand.class);
   static final String GROUP = "bench-shards";
   static final String CONTROLLER = "bench-shards";
 
@@ -128,8 +131,8 @@ final class ShardMemberCommand implements Callable<Integer> {
         passDone.wait(100);
         if (System.nanoTime() - reported > 20_000_000_000L) {
           reported = System.nanoTime();
-          System.err.println("pass stalled: still to reconcile "
-              + names.stream().filter(n -> !reconciled.contains(n)).limit(5).toList() + "; " + manager.controllers());
+          log.warn("pass stalled: still to reconcile {}; {}",
+              names.stream().filter(n -> !reconciled.contains(n)).limit(5).toList(), manager.controllers());
         }
       }
     }

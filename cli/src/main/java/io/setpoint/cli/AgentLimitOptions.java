@@ -3,9 +3,13 @@ package io.setpoint.cli;
 import io.setpoint.server.Agent;
 import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.storage.raft.RaftConfig;
+import java.time.Duration;
 import picocli.CommandLine.Option;
 
-/** {@code setpoint agent}'s bounds: connections, watches, request rates, history and snapshots. */
+/**
+ * {@code setpoint agent}'s bounds: connections, watches, request rates, history and snapshots; and
+ * how often the UI's charts sample.
+ */
 final class AgentLimitOptions {
   @Option(names = "-max-connections", paramLabel = "N",
       description = "The most client connections open at once; new ones past it are reset on arrival (default: the "
@@ -46,6 +50,11 @@ final class AgentLimitOptions {
           + "(default: an eighth of the JVM's maximum heap); the oldest are compacted first.")
   private Integer historyMib;
 
+  @Option(names = "-meter-sample-interval", paramLabel = "TIME", converter = DurationConverter.class,
+      description = "How often the web UI's charts sample the agent's meters (default: 5s); the last 180 samples "
+          + "are kept, 15 minutes at the default.")
+  private Duration meterSampleInterval;
+
   /** What makes these flags unusable (with {@code dev}, or with ACLs on or off); null when nothing does. */
   String problem(boolean dev, boolean aclsOn) {
     String low = firstBelowOne("-max-connections", maxConnections, "-max-connections-per-client",
@@ -54,6 +63,9 @@ final class AgentLimitOptions {
         "-client-rate-burst", clientRateBurst);
     if (low != null) {
       return low;
+    }
+    if (meterSampleInterval != null && (meterSampleInterval.isNegative() || meterSampleInterval.isZero())) {
+      return "-meter-sample-interval must be positive, was " + meterSampleInterval;
     }
     if (metricsAcl && !aclsOn) {
       return "-metrics-acl needs ACLs on (the default with -data-dir, or -dev -acls)";
@@ -97,6 +109,9 @@ final class AgentLimitOptions {
       builder.maxConnectionsPerClient(maxConnectionsPerClient);
     }
     builder.metricsAcl(metricsAcl);
+    if (meterSampleInterval != null) {
+      builder.meterSampleInterval(meterSampleInterval);
+    }
     if (maxWatchesPerClient != null) {
       builder.maxWatchesPerClient(maxWatchesPerClient);
     }

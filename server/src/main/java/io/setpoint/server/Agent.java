@@ -137,6 +137,7 @@ public final class Agent implements AutoCloseable {
     RaftConfig raft;
     Joiner joiner;
     Limits storeLimits = Limits.DEFAULT;
+    Duration meterSampleInterval = Duration.ofSeconds(5);
 
     private Builder() {}
 
@@ -372,6 +373,18 @@ public final class Agent implements AutoCloseable {
     public Builder shardGroup(String name) {
       Sharding.named(name); // checks the name now, not at start
       this.shardGroup = name;
+      return this;
+    }
+
+    /**
+     * How often the UI's charts sample the agent's meters (default 5 s); the last 180 samples are
+     * kept, 15 minutes at the default. Measured on the {@link #ticker}.
+     */
+    public Builder meterSampleInterval(Duration interval) {
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("meterSampleInterval must be positive, was " + interval);
+      }
+      this.meterSampleInterval = interval;
       return this;
     }
 

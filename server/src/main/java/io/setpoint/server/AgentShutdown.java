@@ -26,9 +26,11 @@ final class AgentShutdown {
   private final Backend backend;
   private final ApiServer server;
   private final InProcessApi inProcess;
+  private final MeterHistory history;
 
   AgentShutdown(Manager manager, AccessControl access, RuntimeTypes runtimeTypes, Backend backend, ApiServer server,
-      InProcessApi inProcess) {
+      InProcessApi inProcess, MeterHistory history) {
+    this.history = history;
     this.manager = manager;
     this.access = access;
     this.runtimeTypes = runtimeTypes;
@@ -41,6 +43,7 @@ final class AgentShutdown {
   void run() {
     // Each step timed for the last line: a stop that takes seconds says which step took them.
     long start = System.nanoTime();
+    history.close();
     manager.close();
     access.close();
     runtimeTypes.close();

@@ -55,8 +55,8 @@ final class AgentStartup {
     TypeSetCheck.check(registry, store, options.replaceTypeSet, TYPE_SYNC_TIMEOUT);
     // Types defined at runtime are served from the first request on, as they were before a restart.
     RuntimeTypes runtimeTypes = opened.add(RuntimeTypes.start(registry, store, TYPE_SYNC_TIMEOUT));
-    ResourceHandler handler = new ResourceHandler(registry, store, options.clock, options.limits);
     PrometheusMeterRegistry meters = AgentMeters.create(opened);
+    ResourceHandler handler = new ResourceHandler(registry, store, options.clock, options.limits, meters);
     if (replication != null) {
       AgentMeters.raft(meters, replication);
     }
@@ -72,18 +72,23 @@ final class AgentStartup {
     // The manager is built once the in-process channel it talks through exists, after the server.
     AtomicReference<Manager> startedManager = new AtomicReference<>();
     Controllers controllerApi = new Controllers(startedManager::get, handler);
-    HttpGateway gateway =
-        new HttpGateway(registry, handler, streamer, controllerApi, access.httpCallers(), options.maxRequestBytes);
+    HealthEndpoints health = new HealthEndpoints(
+        meters, options.metricsAcl ? access.httpCallers() : null, store, replication, startedManager::get);
+    ClusterReport cluster = new ClusterReport(replication, options.raft == null ? null : options.raft.dataDir(),
+        health::readiness);
+    MeterHistory history =
+        opened.add(new MeterHistory(meters, options.ticker, options.clock, options.meterSampleInterval).start());
+    HttpGateway gateway = new HttpGateway(registry, handler, streamer, controllerApi, cluster, history,
+        access.httpCallers(), options.maxRequestBytes);
     TypeGrpcService typeService = new TypeGrpcService(registry);
-    BindableService[] services = {resources, typeService, new OperatorGrpcService(store, replication, options.clock),
+    BindableService[] services = {resources, typeService,
+        new OperatorGrpcService(store, replication, options.clock, cluster),
         new ControllerGrpcService(controllerApi), access.service(), ProtoReflectionServiceV1.newInstance()};
     GrpcService grpc = ApiServer.grpc(services,
         tracing == null
             ? new ServerInterceptor[] {access.grpcCallers()}
             : new ServerInterceptor[] {access.grpcCallers(), new ServerTracing(tracing)},
         options.maxRequestBytes);
-    HealthEndpoints health = new HealthEndpoints(
-        meters, options.metricsAcl ? access.httpCallers() : null, store, replication, startedManager::get);
     ApiServer server = ApiServer.start(options, tlsMaterial, meters, access, grpc, gateway, health, opened);
     InProcessApi inProcess = InProcessApi.start(resources, typeService, tracing, opened);
     Manager manager = opened.add(manager(inProcess.client(), replication, meters, tracing));
@@ -95,7 +100,7 @@ final class AgentStartup {
       log.info("plugin {} loaded", plugin.name());
     }
     Agent agent = new Agent(server, registry, manager, inProcess.client(),
-        new AgentShutdown(manager, access, runtimeTypes, store, server, inProcess));
+        new AgentShutdown(manager, access, runtimeTypes, store, server, inProcess, history));
     log.info("Setpoint agent listening on {}:{} (gRPC, HTTP/JSON under /api){}", options.host, agent.port(),
         tlsMaterial == null ? "" : options.tls.mutual() ? " over mutual TLS" : " over TLS");
     log.info("At most {} client connections, {} per client address; idle ones close after {} ms",

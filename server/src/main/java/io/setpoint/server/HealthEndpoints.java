@@ -52,7 +52,7 @@ final class HealthEndpoints {
     server.service("/metrics", (ctx, req) -> metrics(req))
         .service("/healthz", (ctx, req) -> HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ok\n"))
         .service("/livez", (ctx, req) -> HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ok\n"))
-        .service("/readyz", (ctx, req) -> readiness());
+        .service("/readyz", (ctx, req) -> readinessResponse());
   }
 
   /** Marks the agent started: from now on readiness depends on the store and the controllers. */
@@ -82,9 +82,9 @@ final class HealthEndpoints {
    * Ready once started, with a store that can take writes (on a replicated store: one that can
    * commit and apply them, see its health), this member in the cluster with a Raft leader known
    * and the caches of the controllers that run here primed, none of them stopped by a failure;
-   * otherwise 503 saying what it waits for.
+   * otherwise failing, saying what it waits for. The cluster page shows the same.
    */
-  private HttpResponse readiness() {
+  Health readiness() {
     // Started first: once started, the manager is there to ask.
     boolean ready = started.get();
     Manager manager = this.manager.get();
@@ -107,6 +107,12 @@ final class HealthEndpoints {
     if (!stopped.isEmpty()) {
       health = Health.failing("controllers that should run here do not: " + String.join("; ", stopped));
     }
+    return health;
+  }
+
+  /** 200 when {@linkplain #readiness() ready}, otherwise 503 with the reason. */
+  private HttpResponse readinessResponse() {
+    Health health = readiness();
     return health.ok()
         ? HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ready\n")
         : HttpResponse.of(HttpStatus.SERVICE_UNAVAILABLE, MediaType.PLAIN_TEXT_UTF_8, health.reason() + "\n");

@@ -36,6 +36,8 @@ import java.util.concurrent.Executors;
  * GET    /api/{group}/{version}/{kind}/{name}/owned       ListByOwner (partition, namespace, uid, page_size, page_token)
  * GET    /api/types                                       the served types, with JSON Schemas
  * GET    /api/openapi.json                                an OpenAPI 3.1 document
+ * GET    /api/operator/cluster                            this member's view of the cluster (operator:read)
+ * GET    /api/operator/metrics                            the last 15 minutes of the agent's meters (operator:read)
  * </pre>
  *
  * <p>With ACLs on, every route needs a valid token ({@code Authorization: Bearer}); {@code
@@ -45,13 +47,14 @@ import java.util.concurrent.Executors;
  * {@code @type}; failures are JSON error bodies with HTTP statuses mapped from the gRPC codes (see
  * docs/http-api.md). Bind it with {@code serverBuilder.withRoute(gateway::bind)}.
  *
- * <p>This class decides which route a request takes; {@link HttpResourceRoutes} and {@link
- * HttpControllerRoutes} answer it, reading its parts with {@link HttpRequests}.
+ * <p>This class decides which route a request takes; {@link HttpResourceRoutes}, {@link
+ * HttpControllerRoutes} and {@link HttpOperatorRoutes} answer it, reading its parts with {@link HttpRequests}.
  */
 final class HttpGateway implements HttpService {
   private final Registry registry;
   private final HttpResourceRoutes resources;
   private final HttpControllerRoutes controllers;
+  private final HttpOperatorRoutes operator;
   private final CallerResolver callers;
   private final int maxRequestBytes;
   /** What is derived from the registry, rebuilt when a type is added, changed or removed at runtime. */
@@ -64,12 +67,14 @@ final class HttpGateway implements HttpService {
    * @param maxRequestBytes the largest request body read; larger ones get 413
    */
   public HttpGateway(Registry registry, ResourceHandler handler, WatchStreamer streamer, Controllers controllers,
-      CallerResolver callers, int maxRequestBytes) {
+      ClusterReport cluster, MeterHistory history, CallerResolver callers, int maxRequestBytes) {
     this.registry = Objects.requireNonNull(registry, "registry");
     this.resources = new HttpResourceRoutes(
         Objects.requireNonNull(handler, "handler"), Objects.requireNonNull(streamer, "streamer"), () -> derived().json());
     this.controllers = new HttpControllerRoutes(
         registry, Objects.requireNonNull(controllers, "controllers"), () -> derived().json());
+    this.operator = new HttpOperatorRoutes(
+        Objects.requireNonNull(cluster, "cluster"), Objects.requireNonNull(history, "history"), () -> derived().json());
     this.callers = Objects.requireNonNull(callers, "callers");
     this.maxRequestBytes = maxRequestBytes;
     this.derived = Derived.of(registry);
@@ -134,6 +139,9 @@ final class HttpGateway implements HttpService {
     }
     if (HttpControllerRoutes.isControllerRoute(segments)) {
       return controllers.controllers(ctx, req, authz, segments);
+    }
+    if (HttpOperatorRoutes.isOperatorRoute(segments)) {
+      return operator.route(ctx, req, authz, segments);
     }
     if (segments.size() == 1 && segments.get(0).equals("reconciles")) {
       HttpRequests.only(method, HttpMethod.GET);

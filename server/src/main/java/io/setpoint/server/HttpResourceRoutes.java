@@ -69,7 +69,7 @@ final class HttpResourceRoutes {
     if (segments.size() == 4) {
       if (method == HttpMethod.GET) {
         Query q = Query.of(ctx.queryParams(), READ);
-        return ok(handler.read(authz, ReadRequest.newBuilder()
+        return resourceAnswer(req, handler.read(authz, ReadRequest.newBuilder()
             .setId(q.id(type, name)).setConsistent(q.flag("consistent")).build()).getResource());
       }
       if (method == HttpMethod.PUT) {
@@ -119,7 +119,7 @@ final class HttpResourceRoutes {
     Resource resource = resource(reg, name, q, pre, req);
     if (q.flag("dry_run")) {
       // As kubectl apply --dry-run=server: admitted (mutated, validated, authorized), not stored.
-      return ok(handler.mutateAndValidate(authz,
+      return resourceAnswer(req, handler.mutateAndValidate(authz,
           MutateAndValidateRequest.newBuilder().setResource(resource).build()).getResource());
     }
     WriteRequest.Builder write = WriteRequest.newBuilder()
@@ -129,7 +129,7 @@ final class HttpResourceRoutes {
     if (pre.fenced()) {
       write.setFence(pre.fence());
     }
-    return ok(handler.write(authz, write.build()).getResource());
+    return resourceAnswer(req, handler.write(authz, write.build()).getResource());
   }
 
   private HttpResponse list(ServiceRequestContext ctx, AggregatedHttpRequest req, Authorizer authz, Type type) {
@@ -178,8 +178,14 @@ final class HttpResourceRoutes {
    * (a document read can be written back as is) but not contradict it; nor may an {@code If-Match}.
    */
   private Resource resource(Registration<?> reg, String name, Query q, Preconditions pre, AggregatedHttpRequest req) {
-    checkJson(req);
-    Resource body = json.get().resource(ProtoJson.object(req.content().array(), "resource"), reg);
+    byte[] document;
+    if (Yaml.sent(req)) {
+      document = Yaml.toJson(req.content().array(), "resource");
+    } else {
+      checkJson(req);
+      document = req.content().array();
+    }
+    Resource body = json.get().resource(ProtoJson.object(document, "resource"), reg);
     ID given = body.getId();
     Violations v = Violations.at("resource");
     agree(v, "id.type", given.hasType() ? Types.format(given.getType()) : "", Types.format(reg.type()));
@@ -203,6 +209,11 @@ final class HttpResourceRoutes {
       v.add(field, "url", Echo.quote(fromBody) + " contradicts " + Echo.quote(fromUrl) + " from the URL; leave it out or make them agree");
     }
     return fromUrl.isEmpty() ? fromBody : fromUrl;
+  }
+
+  /** A resource as JSON, or as YAML when the request asks for it ({@link Yaml}). */
+  private HttpResponse resourceAnswer(AggregatedHttpRequest req, Resource resource) {
+    return Yaml.asked(req) ? Yaml.ok(json.get().print(resource)) : ok(resource);
   }
 
   private HttpResponse ok(MessageOrBuilder message) {

@@ -6,6 +6,8 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.setpoint.api.operator.v1.AddPeerRequest;
 import io.setpoint.api.operator.v1.AddPeerResponse;
+import io.setpoint.api.operator.v1.ClusterStatus;
+import io.setpoint.api.operator.v1.GetClusterStatusRequest;
 import io.setpoint.api.operator.v1.ListPeersRequest;
 import io.setpoint.api.operator.v1.ListPeersResponse;
 import io.setpoint.api.operator.v1.OperatorServiceGrpc;
@@ -29,7 +31,6 @@ import io.setpoint.storage.raft.RaftConfig;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -38,7 +39,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The operator API: the store's Raft members and moving leadership, over its {@link Replication}
+ * The operator API: the cluster's status ({@link ClusterReport}), the store's Raft members and moving leadership, over its {@link Replication}
  * (without it, on the in-memory store, those calls fail with {@code FAILED_PRECONDITION}); and a
  * backup of the store, on any store.
  */
@@ -53,14 +54,28 @@ final class OperatorGrpcService extends OperatorServiceGrpc.OperatorServiceImplB
   private final Backend store;
   private final Replication replication; // null: not replicated
   private final Clock clock;
+  private final ClusterReport report;
   /** One save at a time: each walks the whole store, on a thread of its own. */
   private final AtomicBoolean saving = new AtomicBoolean();
 
-  /** Serves {@code store}; its Raft calls are refused when {@code replication} is null. */
-  public OperatorGrpcService(Backend store, Replication replication, Clock clock) {
+  /**
+   * Serves {@code store}; its Raft calls are refused when {@code replication} is null, and {@code
+   * report} answers GetClusterStatus on any store.
+   */
+  public OperatorGrpcService(Backend store, Replication replication, Clock clock, ClusterReport report) {
     this.store = store;
     this.replication = replication;
     this.clock = clock;
+    this.report = report;
+  }
+
+  @Override
+  public void getClusterStatus(GetClusterStatusRequest request, StreamObserver<ClusterStatus> out) {
+    UnaryCalls.answer(() -> {
+      CallerAuthorizer.current().require(
+          Permission.OPERATOR_READ, Type.getDefaultInstance(), Tenancy.getDefaultInstance(), "");
+      return report.status();
+    }, out);
   }
 
   /**
@@ -134,17 +149,8 @@ final class OperatorGrpcService extends OperatorServiceGrpc.OperatorServiceImplB
     });
   }
 
-  private static List<Peer> peers(List<Replication.Member> members) {
-    List<Peer> peers = new ArrayList<>();
-    for (Replication.Member m : members) {
-      Peer.Builder peer = Peer.newBuilder().setName(m.name()).setAddress(m.address()).setLeader(m.leader())
-          .setUnreachable(m.unreachable());
-      m.index().ifPresent(peer::setIndex);
-      m.lastContact().ifPresent(d -> peer.setLastContact(
-          com.google.protobuf.Duration.newBuilder().setSeconds(d.getSeconds()).setNanos(d.getNano())));
-      peers.add(peer.build());
-    }
-    return peers;
+  private List<Peer> peers(List<Replication.Member> members) {
+    return ClusterReport.peers(members, replication.status().commitIndex());
   }
 
   private static void checkName(String name) {

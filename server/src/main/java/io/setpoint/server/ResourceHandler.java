@@ -1,6 +1,7 @@
 package io.setpoint.server;
 
 import com.github.f4b6a3.ulid.UlidFactory;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.setpoint.api.v1.DeleteRequest;
 import io.setpoint.api.v1.DeleteResponse;
 import io.setpoint.api.v1.Fence;
@@ -56,21 +57,25 @@ final class ResourceHandler {
   private final WriteLoop writes;
   private final StatusWrites statusWrites;
   private final Deletions deletions;
+  private final WriteMeter meter;
 
-  public ResourceHandler(Registry registry, Backend backend, Clock clock, ServiceLimits limits) {
+  /** @param meters where the writes are timed ({@link WriteMeter}) */
+  public ResourceHandler(Registry registry, Backend backend, Clock clock, ServiceLimits limits, MeterRegistry meters) {
     // Random bits from a secure source; the timestamp part from the injected clock.
     this(registry, backend, new RequestValidator(registry), clock,
-        UlidFactory.newMonotonicInstance(new SecureRandom(), clock::millis), limits, new PageTokens(backend));
+        UlidFactory.newMonotonicInstance(new SecureRandom(), clock::millis), limits, new PageTokens(backend),
+        new WriteMeter(meters));
   }
 
   /** The same handler, every write of which goes to the store with {@code fence}. */
   private ResourceHandler(ResourceHandler base, Fence fence) {
     this(base.registry, new FencedBackend(base.backend, fence), base.validator, base.clock, base.ulids, base.limits,
-        base.pageTokens);
+        base.pageTokens, base.meter);
   }
 
   private ResourceHandler(Registry registry, Backend backend, RequestValidator validator, Clock clock,
-      UlidFactory ulids, ServiceLimits limits, PageTokens pageTokens) {
+      UlidFactory ulids, ServiceLimits limits, PageTokens pageTokens, WriteMeter meter) {
+    this.meter = meter;
     this.registry = registry;
     this.backend = backend;
     this.validator = validator;
@@ -137,14 +142,14 @@ final class ResourceHandler {
         return CompletableFuture.failedFuture(e);
       }
     }
-    return writes.writeAsync(authz, req, blocking);
+    return meter.timeAsync(() -> writes.writeAsync(authz, req, blocking));
   }
 
   public WriteStatusResponse writeStatus(Authorizer authz, WriteStatusRequest req) {
     if (req.hasFence()) {
       return fencedBy("fence", req.getFence()).writeStatus(authz, req.toBuilder().clearFence().build());
     }
-    return statusWrites.writeStatus(authz, req);
+    return meter.time(() -> statusWrites.writeStatus(authz, req));
   }
 
   public ListResponse list(Authorizer authz, ListRequest req) {
@@ -159,7 +164,7 @@ final class ResourceHandler {
     if (req.hasFence()) {
       return fencedBy("fence", req.getFence()).delete(authz, req.toBuilder().clearFence().build());
     }
-    return deletions.delete(authz, req);
+    return meter.time(() -> deletions.delete(authz, req));
   }
 
   /** Opens a watch that shows only what the caller may read ({@link ResourceReads#watchList}). */

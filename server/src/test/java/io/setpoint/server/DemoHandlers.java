@@ -1,6 +1,7 @@
 package io.setpoint.server;
 
 import com.google.protobuf.Any;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.setpoint.api.Ids;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
@@ -23,7 +24,7 @@ final class DemoHandlers {
     Registry registry = new Registry();
     CoreTypes.register(registry);
     DemoTypes.register(registry);
-    return new ResourceHandler(registry, store, Clock.systemUTC(), ServiceLimits.DEFAULT);
+    return new ResourceHandler(registry, store, Clock.systemUTC(), ServiceLimits.DEFAULT, new SimpleMeterRegistry());
   }
 
   /** The artist Nina, as a client writes her: no uid, no version. */

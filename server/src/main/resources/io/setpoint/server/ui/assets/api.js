@@ -9,12 +9,16 @@ export const session = {
   signOut: () => sessionStorage.removeItem(TOKEN),
 };
 
-/** A failed call: the HTTP status and the API's JSON error body ({code, message, field}). */
+/**
+ * A failed call: the HTTP status and the API's JSON error body ({code, message, field}), with its
+ * field violations ({field, rule, description}) when the request was invalid.
+ */
 export class ApiError extends Error {
   constructor(status, body) {
     super(body.message || `HTTP ${status}`);
     this.status = status;
     this.code = body.code || '';
+    this.violations = body.violations || [];
   }
 }
 
@@ -59,6 +63,28 @@ export async function get(path, params) {
 
 export async function post(path, params) {
   return answer(await fetch(url(path, params), { method: 'POST', headers: headers('application/json') }));
+}
+
+/**
+ * A PUT of a YAML document, answered as YAML (the text), or an ApiError from the JSON error body;
+ * {@code extra} adds headers (If-None-Match).
+ */
+export async function putYaml(path, params, yaml, extra = {}) {
+  const h = { ...headers('application/yaml'), 'Content-Type': 'application/yaml; charset=utf-8', ...extra };
+  const response = await fetch(url(path, params), { method: 'PUT', headers: h, body: yaml });
+  if (!response.ok) {
+    await answer(response);
+  }
+  return response.text();
+}
+
+/** One resource as YAML text. */
+export async function getYaml(path, params) {
+  const response = await fetch(url(path, params), { headers: headers('application/yaml') });
+  if (!response.ok) {
+    await answer(response);
+  }
+  return response.text();
 }
 
 /** Every resource of a list route, following page tokens, up to {@code max}; {more} when cut. */

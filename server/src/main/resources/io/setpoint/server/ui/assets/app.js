@@ -6,12 +6,17 @@ import { typesView } from './views/types.js';
 import { resourcesView } from './views/resources.js';
 import { resourceView } from './views/resource.js';
 import { controllersView } from './views/controllers.js';
+import { clusterView } from './views/cluster.js';
+import { editorView } from './views/editor.js';
 
 const routes = [
   { path: /^\/ui\/?$/, nav: 'nav-types', view: typesView },
   { path: /^\/ui\/r\/([^/]+)\/([^/]+)\/([^/]+)$/, nav: 'nav-types', view: resourcesView },
   { path: /^\/ui\/r\/([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)$/, nav: 'nav-types', view: resourceView },
   { path: /^\/ui\/controllers$/, nav: 'nav-controllers', view: controllersView },
+  { path: /^\/ui\/cluster$/, nav: 'nav-cluster', view: clusterView },
+  { path: /^\/ui\/new\/([^/]+)\/([^/]+)\/([^/]+)$/, nav: 'nav-types', view: editorView },
+  { path: /^\/ui\/edit\/([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)$/, nav: 'nav-types', view: editorView },
 ];
 
 const main = document.getElementById('view');

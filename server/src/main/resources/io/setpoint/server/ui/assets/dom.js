@@ -3,7 +3,7 @@
 
 /** An element: h('a', {href: '/ui/'}, 'Types'). Attributes starting with "on" are listeners. */
 export function h(tag, attributes = {}, ...children) {
-  const svg = ['svg', 'g', 'rect', 'text', 'path', 'a', 'title'].includes(tag) && attributes.svg;
+  const svg = ['svg', 'g', 'rect', 'text', 'path', 'a', 'title', 'polyline', 'line', 'circle'].includes(tag) && attributes.svg;
   const el = svg ? document.createElementNS('http://www.w3.org/2000/svg', tag) : document.createElement(tag);
   for (const [key, value] of Object.entries(attributes)) {
     if (key === 'svg' || value === undefined || value === null || value === false) continue;

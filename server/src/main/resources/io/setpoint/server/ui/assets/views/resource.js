@@ -24,7 +24,8 @@ export function resourceView(main, [group, version, kind, name], query) {
   const reconciles = h('div', { id: 'reconciles' });
   const actions = h('div', { id: 'actions' });
   show(main,
-    h('h1', {}, h('a', { href: uiPath({ type }) }, typeName(type)), ' / ', qualifiedName(id), state),
+    h('h1', {}, h('a', { href: uiPath({ type }) }, typeName(type)), ' / ', qualifiedName(id), state,
+      h('a', { href: uiPath({ type, tenancy, name }).replace('/ui/r/', '/ui/edit/'), id: 'edit', class: 'action' }, 'Edit (YAML)')),
     h('div', { class: 'grid2' },
       h('section', {}, h('h2', {}, 'Resource'), facts),
       h('section', {}, h('h2', {}, 'Data'), data)),

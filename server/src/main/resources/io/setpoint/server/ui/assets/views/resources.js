@@ -41,7 +41,9 @@ export function resourcesView(main, [group, version, kind], query, { navigate })
   h('button', { type: 'submit', id: 'apply-filters' }, 'Filter'));
   failing.addEventListener('change', () => form.requestSubmit());
 
-  show(main, h('h1', {}, name, state), form, problem,
+  const newLink = h('a', { href: `/ui/new/${encodeURIComponent(group)}/${encodeURIComponent(version)}/${encodeURIComponent(kind)}`,
+    id: 'new-resource', class: 'action' }, 'New (YAML)');
+  show(main, h('h1', {}, name, state, newLink), form, problem,
     h('table', { id: 'resources' },
       h('thead', {}, h('tr', {}, h('th', {}, 'Name'), h('th', {}, 'Conditions'), h('th', {}, 'Owner'),
         h('th', { class: 'num' }, 'Version'))),

@@ -61,8 +61,10 @@ final class MeterHistory implements AutoCloseable {
 
   /** Starts sampling every interval, on a thread of its own, until {@link #close()}. */
   MeterHistory start() {
+    // The first deadline is read here, not on the new thread, so that no jump is missed before it runs.
+    long first = ticker.read() + interval.toNanos();
     sampler = Thread.ofVirtual().name("setpoint-meter-history").start(() -> {
-      long next = ticker.read() + interval.toNanos();
+      long next = first;
       try {
         while (!Thread.currentThread().isInterrupted()) {
           ticker.sleepUntil(next);

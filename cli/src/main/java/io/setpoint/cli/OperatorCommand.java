@@ -12,11 +12,11 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code setpoint operator}: operating the agents themselves (today: their Raft cluster). */
+/** {@code setpoint operator}: operating the agents themselves (their cluster's status, their Raft cluster). */
 @Command(
     name = "operator",
-    description = "Operates agents: their replicated store's Raft cluster.",
-    subcommands = {OperatorCommand.Raft.class})
+    description = "Operates agents: their cluster's status and their replicated store's Raft cluster.",
+    subcommands = {OperatorStatusCommand.class, OperatorCommand.Raft.class})
 final class OperatorCommand {
 
   /** {@code setpoint operator raft}. */

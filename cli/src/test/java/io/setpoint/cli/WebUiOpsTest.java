@@ -75,7 +75,6 @@ class WebUiOpsTest {
     assertThat(Long.parseLong(ui.findElement(By.id("commit-index")).getText())).isPositive();
     assertThat(ui.findElement(By.cssSelector("#members tr[data-member='" + leader + "']")).getAttribute("data-role"))
         .isEqualTo("leader");
-    browser.screenshot("cluster");
 
     int follower = (leading + 1) % 3;
     members.get(follower).interruptAndJoin();
@@ -85,6 +84,13 @@ class WebUiOpsTest {
     assertThat(ui.findElement(By.cssSelector(row + " .role")).getText()).isEqualTo("unreachable");
     assertThat(ui.findElements(By.cssSelector("#members tr[data-role=unreachable]"))).hasSize(1);
     browser.screenshot("cluster-unreachable");
+
+    // The CLI reads the same status from the gRPC API, and says the same.
+    CliRun status = CliRun.run("operator", "status", "-address", "127.0.0.1:" + api[leading]);
+    assertThat(status.code()).as(status.toString()).isZero();
+    assertThat(status.out()).contains("leader:        " + leader).contains("ready:         yes");
+    assertThat(status.out().lines().filter(l -> l.startsWith(cluster.name(follower) + " ")))
+        .singleElement().asString().contains("unreachable");
   }
 
   @Test
@@ -94,17 +100,20 @@ class WebUiOpsTest {
     await().atMost(WAIT).ignoreExceptions().until(() -> ui.findElement(By.id("replicated")).getText()
         .startsWith("no: this agent runs the in-memory store"));
     assertThat(rows(ui)).hasSize(1);
-    int writes = 40;
+    int writes = 0;
     try (SetpointClient client = SetpointClient.connect("127.0.0.1:" + port)) {
-      for (int i = 0; i < writes; i++) {
-        client.write(Resource.newBuilder()
-            .setId(Ids.of(DemoTypes.ARTIST, Tenancies.of("default", "default"), "chart-" + i))
-            .setData(com.google.protobuf.Any.pack(io.setpoint.demo.v2.Artist.newBuilder().setName("A" + i).build()))
-            .build());
+      // Batches of growing size, each in a sample interval of its own, so the chart has a shape.
+      for (int batch = 1; batch <= 4; batch++) {
+        int sampled = json(port, "/api/operator/metrics").get("samples").size();
+        for (int i = 0; i < batch * 10; i++, writes++) {
+          client.write(artist(Ids.of(DemoTypes.ARTIST, Tenancies.of("default", "default"), "chart-" + writes), "A"));
+        }
+        await().atMost(WAIT).until(() -> json(port, "/api/operator/metrics").get("samples").size() >= sampled + 2);
       }
     }
+    int written = writes;
     // Every write counted once in the samples the writes chart draws; no other writer runs.
-    await().atMost(WAIT).ignoreExceptions().until(() -> countsDrawn(ui) == writes);
+    await().atMost(WAIT).ignoreExceptions().until(() -> countsDrawn(ui) == written);
     WebElement latency = ui.findElement(By.cssSelector("svg[data-chart=latency] g[data-series=writeLatencyP99Ms]"));
     assertThat(Arrays.stream(latency.getAttribute("data-values").split(",", -1)).filter(v -> !v.isEmpty())
         .mapToDouble(Double::parseDouble)).isNotEmpty().allMatch(ms -> ms > 0);

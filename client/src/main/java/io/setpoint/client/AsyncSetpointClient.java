@@ -2,6 +2,8 @@ package io.setpoint.client;
 
 import io.setpoint.api.operator.v1.AddPeerRequest;
 import io.setpoint.api.operator.v1.AddPeerResponse;
+import io.setpoint.api.operator.v1.ClusterStatus;
+import io.setpoint.api.operator.v1.GetClusterStatusRequest;
 import io.setpoint.api.operator.v1.ListPeersRequest;
 import io.setpoint.api.operator.v1.Peer;
 import io.setpoint.api.operator.v1.RemovePeerRequest;
@@ -276,6 +278,14 @@ public final class AsyncSetpointClient {
    */
   public CompletableFuture<ListPeersResponse> raftPeers() {
     return rpc.unary(OperatorServiceGrpc.getListPeersMethod(), ListPeersRequest.getDefaultInstance(), r -> r);
+  }
+
+  /**
+   * The agent's view of its cluster: members, leader, term and indexes, disk space and readiness
+   * (what the UI's cluster page shows). Needs {@code operator:read}; works on any store.
+   */
+  public CompletableFuture<ClusterStatus> clusterStatus() {
+    return rpc.unary(OperatorServiceGrpc.getGetClusterStatusMethod(), GetClusterStatusRequest.getDefaultInstance(), r -> r);
   }
 
   /**

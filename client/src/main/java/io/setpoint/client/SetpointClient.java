@@ -4,6 +4,7 @@ import io.grpc.Channel;
 import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
 import io.opentelemetry.api.OpenTelemetry;
+import io.setpoint.api.operator.v1.ClusterStatus;
 import io.setpoint.api.operator.v1.ListPeersResponse;
 import io.setpoint.api.operator.v1.Peer;
 import io.setpoint.api.operator.v1.OperatorServiceGrpc;
@@ -274,6 +275,11 @@ public final class SetpointClient implements AutoCloseable {
   /** The Raft members and their leader; see {@link AsyncSetpointClient#raftPeers()}. */
   public ListPeersResponse raftPeers() {
     return Rpc.await(async.raftPeers());
+  }
+
+  /** The agent's view of its cluster; see {@link AsyncSetpointClient#clusterStatus()}. */
+  public ClusterStatus clusterStatus() {
+    return Rpc.await(async.clusterStatus());
   }
 
   /**

@@ -34,8 +34,9 @@ function format(value) {
  */
 export function lineChart(chart, samples, window, intervalSeconds) {
   const all = chart.series.flatMap((line) => samples.map((x) => x[line.field]).filter((v) => v !== null && v !== undefined));
-  const max = Math.max(1e-9, ...all);
-  const top = max * 1.1;
+  // An empty or all-zero chart still gets a scale of 0 to 1.
+  const max = Math.max(0, ...all);
+  const top = max > 0 ? max * 1.1 : 1;
   const plotW = W - PAD.left - PAD.right;
   const plotH = H - PAD.top - PAD.bottom;
   const step = plotW / Math.max(1, window - 1);
@@ -66,7 +67,8 @@ export function lineChart(chart, samples, window, intervalSeconds) {
     const v = samples.length ? samples[samples.length - 1][line.field] : null;
     return `${line.label} ${v === null || v === undefined ? '–' : format(v) + chart.unit}`;
   }).join(' · ');
-  const minutes = Math.round((window * intervalSeconds) / 60);
+  const span = window * intervalSeconds;
+  const since = span >= 120 ? `−${Math.round(span / 60)} min` : `−${Math.round(span)} s`;
   return h('figure', { class: 'chart', id: `chart-${chart.id}` },
     s('svg', {
       viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: 'chart', role: 'img', 'aria-label': chart.title,
@@ -78,7 +80,7 @@ export function lineChart(chart, samples, window, intervalSeconds) {
     s('line', { x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: PAD.top + plotH, class: 'axis' }),
     s('text', { x: PAD.left - 4, y: PAD.top + 4, class: 'tick', 'text-anchor': 'end' }, format(top)),
     s('text', { x: PAD.left - 4, y: PAD.top + plotH, class: 'tick', 'text-anchor': 'end' }, '0'),
-    s('text', { x: PAD.left, y: H - 4, class: 'tick' }, `−${minutes} min`),
+    s('text', { x: PAD.left, y: H - 4, class: 'tick' }, since),
     s('text', { x: W - PAD.right, y: H - 4, class: 'tick', 'text-anchor': 'end' }, 'now'),
     lines));
 }

@@ -36,7 +36,8 @@ function membersTable(status) {
       h('td', { class: 'role' }, h('span', { class: `chip ${p.unreachable ? 'false' : 'true'}` }, role(p))),
       h('td', { class: 'num' }, p.index ?? '–'),
       h('td', { class: 'num lag' }, p.lag ?? '–'),
-      h('td', { class: 'num contact' }, p.lastContact !== undefined ? `${millis(p.lastContact)} ago` : '–')))),
+      h('td', { class: 'num contact' }, p.name === self ? 'itself'
+        : p.lastContact !== undefined ? `${millis(p.lastContact)} ago` : '–')))),
     status.replicated && !leads
       ? h('caption', { class: 'muted' }, 'This agent follows: ask the leader for every member\'s index and last contact.')
       : null);

@@ -29,11 +29,13 @@ export function editorView(main, [group, version, kind, name], query) {
   const type = { group, groupVersion: version, kind };
   const editing = name !== undefined;
   const nameInput = h('input', { type: 'text', id: 'name', value: name || '', disabled: editing });
-  const partitionInput = h('input', { type: 'text', id: 'partition', value: query.get('partition') || '', disabled: editing });
-  const namespaceInput = h('input', { type: 'text', id: 'namespace', value: query.get('namespace') || '', disabled: editing });
+  const partitionInput = h('input', { type: 'text', id: 'partition', value: query.get('partition') || '',
+    placeholder: 'default', disabled: editing });
+  const namespaceInput = h('input', { type: 'text', id: 'namespace', value: query.get('namespace') || '',
+    placeholder: 'default', disabled: editing });
   const text = h('textarea', { id: 'yaml', rows: 22, spellcheck: 'false' });
   const result = h('div', { id: 'editor-result' });
-  const tenancy = h('span');
+  const tenancy = h('span', { class: 'contents' });
   const form = h('form', { class: 'editor', onsubmit: (event) => event.preventDefault() },
     h('div', { class: 'filters' }, h('label', {}, 'Name', nameInput), tenancy),
     text,
@@ -100,7 +102,9 @@ export function editorView(main, [group, version, kind, name], query) {
         show(result, h('div', { id: 'conflict', class: 'error' }, h('p', {}, h('strong', {}, 'Conflict: '), e.message)));
       } else {
         show(result, h('div', { id: 'invalid', class: 'error' },
-          h('p', {}, e.status === 403 ? `Not allowed with this token: ${e.message}` : e.message), violationList(e)));
+          h('p', {}, e.status === 403 ? `Not allowed with this token: ${e.message}`
+            : e.violations.length ? `Not valid (${e.code}): nothing was stored.` : e.message),
+          violationList(e)));
       }
     }
   }

@@ -12,6 +12,7 @@ import io.setpoint.api.v1.Type;
 import io.setpoint.resource.AclHooks.Authorizer;
 import io.setpoint.resource.AclHooks.Permission;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -38,6 +39,7 @@ final class HttpOperatorRoutes {
 
   HttpResponse route(ServiceRequestContext ctx, AggregatedHttpRequest req, Authorizer authz, List<String> segments) {
     only(req.method(), HttpMethod.GET);
+    Query.of(ctx.queryParams(), Set.of()); // takes no parameters, and says so
     return switch (segments.get(1)) {
       case "cluster" -> {
         authz.require(Permission.OPERATOR_READ, Type.getDefaultInstance(), Tenancy.getDefaultInstance(), "");

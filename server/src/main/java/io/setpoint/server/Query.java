@@ -29,7 +29,8 @@ final class Query {
     for (String name : params.names()) {
       List<String> values = params.getAll(name);
       if (!allowed.contains(name)) {
-        v.add(name, "unknown-parameter", "unknown query parameter; this route takes " + String.join(", ", allowed.stream().sorted().toList()));
+        v.add(name, "unknown-parameter", "unknown query parameter; this route takes "
+            + (allowed.isEmpty() ? "none" : String.join(", ", allowed.stream().sorted().toList())));
       } else if (values.size() > 1) {
         v.add(name, "repeated", "given " + values.size() + " times; give it at most once");
       }

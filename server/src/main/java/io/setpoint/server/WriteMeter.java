@@ -21,10 +21,13 @@ final class WriteMeter {
   private static final Duration[] BUCKETS = Stream.of(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
       0.5, 1.0, 2.5, 5.0, 10.0).map(s -> Duration.ofNanos(Math.round(s * 1e9))).toArray(Duration[]::new);
 
+  private final MeterRegistry meters;
   private final Timer timer;
   private final Counter errors;
 
+  /** Writes are timed on {@code meters}' clock. */
   WriteMeter(MeterRegistry meters) {
+    this.meters = meters;
     this.timer = Timer.builder(WRITES).description("Writes answered (Write, WriteStatus, Delete)")
         .serviceLevelObjectives(BUCKETS).register(meters);
     this.errors = Counter.builder(ERRORS).description("Writes that failed").register(meters);
@@ -32,7 +35,7 @@ final class WriteMeter {
 
   /** Runs {@code write}, timing it. */
   <T> T time(Supplier<T> write) {
-    Timer.Sample started = Timer.start();
+    Timer.Sample started = Timer.start(meters);
     try {
       T answer = write.get();
       started.stop(timer);
@@ -46,7 +49,7 @@ final class WriteMeter {
 
   /** Times {@code write} until its future completes. */
   <T> CompletableFuture<T> timeAsync(Supplier<CompletableFuture<T>> write) {
-    Timer.Sample started = Timer.start();
+    Timer.Sample started = Timer.start(meters);
     CompletableFuture<T> answer;
     try {
       answer = write.get();

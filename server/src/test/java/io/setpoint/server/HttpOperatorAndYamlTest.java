@@ -54,6 +54,9 @@ class HttpOperatorAndYamlTest {
 
     assertThat(http.send("POST", "/api/operator/cluster", null, BodyPublishers.noBody(), Map.of()).status()).isEqualTo(405);
     assertThat(http.get("/api/operator/nothing").status()).isEqualTo(404);
+    Http.Answer unknown = http.get("/api/operator/cluster?verbose=true");
+    assertThat(unknown.status()).isEqualTo(400);
+    assertThat(unknown.json().at("/violations/0/field").asText()).isEqualTo("verbose");
   }
 
   @Test

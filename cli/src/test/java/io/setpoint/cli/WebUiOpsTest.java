@@ -103,6 +103,10 @@ class WebUiOpsTest {
     await().atMost(WAIT).ignoreExceptions().until(() -> ui.findElement(By.id("replicated")).getText()
         .startsWith("no: this agent runs the in-memory store"));
     assertThat(rows(ui)).hasSize(1);
+    CliRun status = CliRun.run("operator", "status", "-address", "127.0.0.1:" + port);
+    assertThat(status.code()).as(status.toString()).isZero();
+    assertThat(status.out()).contains("answered by:   memory (in-memory store: one member, not replicated)")
+        .contains("ready:         yes").contains("disk:          no data directory");
     int writes = 0;
     try (SetpointClient client = SetpointClient.connect("127.0.0.1:" + port)) {
       // Batches of growing size, each in a sample interval of its own, so the chart has a shape.

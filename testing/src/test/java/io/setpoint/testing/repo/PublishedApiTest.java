@@ -25,7 +25,8 @@ class PublishedApiTest {
   private static final Path ROOT = RepoRoot.find();
 
   @ParameterizedTest
-  @ValueSource(strings = {"api", "resource", "storage", "storage-raft", "server", "client", "controller", "testing"})
+  @ValueSource(strings = {"api", "resource", "storage", "storage-raft", "server", "client", "controller", "testing",
+      "spring-boot-starter", "spring-boot-test"})
   void theModulesPublicApiIsItsCheckedInFile(String module) throws IOException {
     Path apiFile = ROOT.resolve(module).resolve("api").resolve("setpoint-" + module + ".api");
     String types = ApiDump.of(classes(module), ROOT.resolve(module).resolve("src/main/java"),

@@ -18,7 +18,8 @@ import org.w3c.dom.Node;
 /**
  * What users build against stays in step with the build: the BOM lists every module at the
  * parent's version and inherits nothing, nothing skips install or deploy, and examples/ uses the
- * parent's versions (above all protobuf's: protoc must match protobuf-java).
+ * parent's versions (above all protobuf's: protoc must match protobuf-java), as the Spring Boot
+ * example does with its Boot.
  */
 class BuildConsistencyTest {
   private static final Path ROOT = RepoRoot.find();
@@ -81,6 +82,20 @@ class BuildConsistencyTest {
       }
     });
     assertThat(children(examples, "parent")).as("examples/pom.xml's <parent>").isEmpty();
+  }
+
+  @Test
+  void theSpringBootExampleBuildsOnTheBootAndProtobufThatSetpointPins() throws Exception {
+    Element parent = pom(ROOT.resolve("pom.xml"));
+    Element example = pom(ROOT.resolve("examples/spring-boot/pom.xml"));
+    Map<String, String> parentProperties = properties(parent);
+    Map<String, String> exampleProperties = properties(example);
+
+    Element boot = child(example, "parent");
+    assertThat(child(boot, "artifactId").getTextContent()).isEqualTo("spring-boot-starter-parent");
+    assertThat(child(boot, "version").getTextContent()).isEqualTo(parentProperties.get("spring-boot.version"));
+    assertThat(exampleProperties.get("setpoint.version")).isEqualTo(child(parent, "version").getTextContent());
+    assertThat(exampleProperties.get("protobuf.version")).isEqualTo(parentProperties.get("protobuf.version"));
   }
 
   private static Map<String, String> properties(Element pom) {

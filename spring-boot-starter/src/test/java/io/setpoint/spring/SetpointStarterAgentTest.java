@@ -18,13 +18,19 @@ import io.setpoint.controller.Controller;
 import io.setpoint.controller.Manager;
 import io.setpoint.demo.ArtistController;
 import io.setpoint.demo.DemoTypes;
+import io.setpoint.controller.loop.Loop;
+import io.setpoint.demo.loops.ChecksumLoop;
 import io.setpoint.demo.v2.Artist;
 import io.setpoint.server.Agent;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -35,11 +41,14 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The starter against a real in-memory agent: the app's controller bean reconciles, its meters
  * land in the app's registry, its reconciles are traced through the app's OpenTelemetry, and the
- * health indicator goes UP; closing the context stops the manager.
+ * health indicator goes UP; a loop bean runs too; closing the context stops the manager.
  */
 class SetpointStarterAgentTest {
   private static Agent agent;
   private static final InMemorySpanExporter SPANS = InMemorySpanExporter.create();
+
+  @TempDir
+  static Path files;
 
   @BeforeAll
   static void startAgent() {
@@ -52,7 +61,9 @@ class SetpointStarterAgentTest {
   }
 
   @Test
-  void theAppsControllerReconcilesAndTheHealthIndicatorGoesUp() {
+  void theAppsControllerReconcilesAndTheHealthIndicatorGoesUp() throws Exception {
+    Files.writeString(files.resolve("notes.txt"), "checksum me");
+    AtomicReference<Manager> ran = new AtomicReference<>();
     new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(SetpointAutoConfiguration.class))
         .withUserConfiguration(App.class)
@@ -60,9 +71,12 @@ class SetpointStarterAgentTest {
         .run(context -> {
           assertThat(context).hasNotFailed();
           Manager manager = context.getBean(Manager.class);
-          // The lifecycle registered the controller bean and waited for its cache.
+          ran.set(manager);
+          // The lifecycle registered the controller and loop beans and waited for the cache.
           assertThat(manager.controllers()).extracting(Manager.ControllerState::name).containsExactly("demo-artist");
           assertThat(manager.unprimed()).isEmpty();
+          assertThat(manager.loops()).containsEntry("checksums", true);
+          await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(ChecksumLoop.sidecar(files, "notes.txt")));
 
           SetpointClient client = context.getBean(SetpointClient.class);
           Resource artist = client.write(Resource.newBuilder().setId(Ids.of(DemoTypes.ARTIST, "alice"))
@@ -84,6 +98,9 @@ class SetpointStarterAgentTest {
               .isPositive();
           assertThat(SPANS.getFinishedSpanItems()).extracting(SpanData::getName).contains("reconcile demo-artist");
         });
+    // Closing the context stopped the manager: nothing runs any more.
+    assertThat(ran.get().controllers()).noneMatch(Manager.ControllerState::running);
+    assertThat(ran.get().loops()).containsEntry("checksums", false);
   }
 
   @Test
@@ -102,11 +119,35 @@ class SetpointStarterAgentTest {
         });
   }
 
+  @Test
+  void theHealthIndicatorIsDownWhileAControllerCannotRun() {
+    // An agent that does not serve the controller's type: the controller gives up.
+    try (Agent bare = Agent.builder().port(0).acls(false).start()) {
+      new ApplicationContextRunner()
+          .withConfiguration(AutoConfigurations.of(SetpointAutoConfiguration.class))
+          .withBean(Controller.class, ArtistController::controller)
+          .withPropertyValues("setpoint.address=127.0.0.1:" + bare.port())
+          .run(context -> {
+            assertThat(context).hasNotFailed();
+            HealthIndicator indicator = context.getBean("setpointHealthIndicator", HealthIndicator.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> indicator.health().getStatus().getCode().equals("DOWN"));
+            Health health = indicator.health();
+            assertThat(health.getDetails()).doesNotContainKey("error");
+            assertThat(health.getDetails().get("stopped")).asString().contains("demo-artist");
+          });
+    }
+  }
+
   @Configuration(proxyBeanMethods = false)
   static class App {
     @Bean
     Controller artists() {
       return ArtistController.controller();
+    }
+
+    @Bean
+    Loop<?, ?> checksums() {
+      return ChecksumLoop.loop(files, false, Duration.ofSeconds(30));
     }
 
     @Bean

@@ -59,8 +59,9 @@ final class SetpointHealthIndicator implements HealthIndicator {
       }
     }
     health.withDetail("controllers", controllers(manager.controllers()));
-    if (!manager.loops().isEmpty()) {
-      health.withDetail("loops", manager.loops());
+    Map<String, Boolean> loops = manager.loops();
+    if (!loops.isEmpty()) {
+      health.withDetail("loops", loops);
     }
     return health.build();
   }

@@ -40,6 +40,13 @@ public record SetpointProperties(
     positive("setpoint.deadline", deadline);
   }
 
+  /** The properties, with the token masked: they may end up in a log. */
+  @Override
+  public String toString() {
+    return "SetpointProperties[address=" + address + ", token=" + (token.isEmpty() ? "" : "******") + ", tls=" + tls
+        + ", deadline=" + deadline + ", manager=" + manager + ", health=" + health + "]";
+  }
+
   /** The addresses as the client's builder takes them: comma-separated. */
   String addressList() {
     return String.join(",", address.stream().map(String::strip).toList());

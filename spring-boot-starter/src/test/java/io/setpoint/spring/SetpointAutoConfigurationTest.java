@@ -46,6 +46,7 @@ class SetpointAutoConfigurationTest {
           SetpointProperties properties = context.getBean(SetpointProperties.class);
           assertThat(properties.address()).containsExactly("n1:8500", "n2:8501");
           assertThat(properties.token()).isEqualTo("s3cret");
+          assertThat(properties.toString()).doesNotContain("s3cret");
           assertThat(properties.deadline()).isEqualTo(Duration.ofSeconds(5));
           assertThat(properties.tls().ca()).isNull();
           assertThat(properties.manager().leaderElection()).isEqualTo("orders");

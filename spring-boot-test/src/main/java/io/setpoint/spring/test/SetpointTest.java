@@ -22,12 +22,12 @@ import org.springframework.test.context.ContextCustomizerFactories;
  * the same configuration share one context, and so one agent.
  *
  * <pre>{@code
- * @SetpointTest(types = GardenTypes.Registrar.class)
- * class PlantControllerTest {
+ * @SetpointTest(types = NurseryTypes.Registrar.class) // a Consumer<Registry> of your own
+ * class SeedlingControllerTest {
  *   @Autowired SetpointClient client;
  *
  *   @Test
- *   void aPlantGetsScheduled() {
+ *   void aSeedlingGetsPlanned() {
  *     client.write(...);
  *     await().until(() -> ...);
  *   }

@@ -1,6 +1,7 @@
 package io.setpoint.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.Any;
@@ -14,6 +15,7 @@ import io.setpoint.api.Ids;
 import io.setpoint.api.Statuses.Conditions;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.client.SetpointClient;
+import io.setpoint.client.SetpointException;
 import io.setpoint.controller.Controller;
 import io.setpoint.controller.Manager;
 import io.setpoint.demo.ArtistController;
@@ -64,6 +66,7 @@ class SetpointStarterAgentTest {
   void theAppsControllerReconcilesAndTheHealthIndicatorGoesUp() throws Exception {
     Files.writeString(files.resolve("notes.txt"), "checksum me");
     AtomicReference<Manager> ran = new AtomicReference<>();
+    AtomicReference<SetpointClient> used = new AtomicReference<>();
     new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(SetpointAutoConfiguration.class))
         .withUserConfiguration(App.class)
@@ -79,6 +82,7 @@ class SetpointStarterAgentTest {
           await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(ChecksumLoop.sidecar(files, "notes.txt")));
 
           SetpointClient client = context.getBean(SetpointClient.class);
+          used.set(client);
           Resource artist = client.write(Resource.newBuilder().setId(Ids.of(DemoTypes.ARTIST, "alice"))
               .setData(Any.pack(Artist.newBuilder().setName("Alice Coltrane").build())).build());
           await().atMost(Duration.ofSeconds(10)).until(() -> client.findConsistent(artist.getId())
@@ -101,6 +105,8 @@ class SetpointStarterAgentTest {
     // Closing the context stopped the manager: nothing runs any more.
     assertThat(ran.get().controllers()).noneMatch(Manager.ControllerState::running);
     assertThat(ran.get().loops()).containsEntry("checksums", false);
+    // And closed the client.
+    assertThatThrownBy(() -> used.get().types()).isInstanceOf(SetpointException.class);
   }
 
   @Test

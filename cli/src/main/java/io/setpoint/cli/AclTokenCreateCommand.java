@@ -20,6 +20,11 @@ final class AclTokenCreateCommand extends ResourceCall {
   @Option(names = "-management", description = "A management token: may do everything.")
   private boolean management;
 
+  @Option(names = "-identity", paramLabel = "ID", description = {
+      "A client certificate identity that acts as this token over mutual TLS: a SPIFFE ID",
+      "(spiffe://example.org/team-a/ci) or a subject (CN=alice,O=Team A); repeat for several."})
+  private List<String> identities = new ArrayList<>();
+
   @Option(names = "-name", paramLabel = "NAME", defaultValue = "",
       description = "The token's name (not secret); default: a generated one.")
   private String name;
@@ -39,6 +44,7 @@ final class AclTokenCreateCommand extends ResourceCall {
         .addAllPolicies(policies)
         .setManagement(management)
         .setDescription(description)
+        .addAllIdentities(identities)
         .build());
     output.print(out(), err(), response.getSecret(), response.getToken());
     return 0;

@@ -29,6 +29,9 @@ final class SecretOutput {
     out.println("Token:       " + token.getId().getName());
     out.println("Management:  " + data.getManagement());
     out.println("Policies:    " + (data.getPoliciesCount() == 0 ? "-" : String.join(", ", data.getPoliciesList())));
+    if (data.getIdentitiesCount() > 0) {
+      out.println("Identities:  " + String.join(", ", data.getIdentitiesList()));
+    }
     out.println("Secret:      " + secret);
     out.flush();
     err.println("The secret is shown only this once: keep it safe, and pass it with -token or SETPOINT_TOKEN.");

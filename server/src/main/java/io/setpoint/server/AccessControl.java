@@ -2,10 +2,12 @@ package io.setpoint.server;
 
 import io.grpc.BindableService;
 import io.grpc.Metadata;
+import io.setpoint.resource.AclHooks;
 import io.setpoint.storage.Backend;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import javax.net.ssl.SSLSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,28 +64,46 @@ final class AccessControl implements AutoCloseable {
     return view == null || secret == null || secret.isBlank() ? Optional.empty() : view.knownHash(secret.trim());
   }
 
-  /** Resolves each gRPC call's authorizer from its {@value #TOKEN_METADATA} metadata. */
+  /**
+   * Resolves each gRPC call's authorizer from its {@value #TOKEN_METADATA} metadata or, without
+   * one, from its client certificate.
+   */
   public CallerAuthorizer grpcCallers() {
     if (view == null) {
       return CallerAuthorizer.allowAll();
     }
-    return new CallerAuthorizer(headers -> {
+    return new CallerAuthorizer((headers, tls) -> {
       String token = headers.get(TOKEN_KEY);
-      if (token == null || token.isBlank()) {
-        throw AclView.unauthenticated("no ACL token: this agent enforces ACLs; send a token in "
-            + TOKEN_METADATA + " metadata (setpoint -token, or SETPOINT_TOKEN)");
-      }
-      return view.authenticate(token.trim());
+      return resolve(token == null || token.isBlank() ? Optional.empty() : Optional.of(token.trim()), tls,
+          "send a token in " + TOKEN_METADATA + " metadata (setpoint -token, or SETPOINT_TOKEN)");
     });
   }
 
-  /** Resolves each HTTP request's authorizer from its {@code Authorization: Bearer} header. */
+  /**
+   * Resolves each HTTP request's authorizer from its {@code Authorization: Bearer} header or,
+   * without one, from its client certificate.
+   */
   public CallerResolver httpCallers() {
     if (view == null) {
       return CallerResolver.allowAll();
     }
-    return headers -> view.authenticate(CallerResolver.bearerToken(headers).orElseThrow(() ->
-        AclView.unauthenticated("no ACL token: this agent enforces ACLs; send an Authorization: Bearer <token> header")));
+    return (headers, tls) -> resolve(CallerResolver.bearerToken(headers), tls,
+        "send an Authorization: Bearer <token> header");
+  }
+
+  /**
+   * A secret wins over a certificate: it is chosen per request, a certificate per machine. A
+   * certificate counts only when a token lists its identity.
+   */
+  private AclHooks.Authorizer resolve(Optional<String> secret, SSLSession tls, String howToSend) {
+    if (secret.isPresent()) {
+      return view.authenticate(secret.get());
+    }
+    Optional<ClientIdentity> identity = ClientIdentity.of(tls);
+    if (identity.isPresent()) {
+      return view.authenticate(identity.get());
+    }
+    throw AclView.unauthenticated("no ACL token: this agent enforces ACLs; " + howToSend);
   }
 
   /** {@code setpoint.acl.v1.AclService}. */

@@ -130,6 +130,7 @@ final class AclGrpcService extends AclServiceGrpc.AclServiceImplBase {
         .setDescription(request.getDescription())
         .addAllPolicies(request.getPoliciesList())
         .setManagement(request.getManagement())
+        .addAllIdentities(request.getIdentitiesList())
         .setSecretHash(Secrets.hash(secret))
         .build());
     // Authorize (operator:write) and validate before saying anything about what exists.

@@ -6,6 +6,7 @@ import io.setpoint.api.acl.v1.Policy;
 import io.setpoint.api.acl.v1.Rule;
 import io.setpoint.api.acl.v1.Token;
 import io.setpoint.api.v1.Type;
+import io.setpoint.resource.AclHooks.Permission;
 import io.setpoint.resource.Hooks;
 import io.setpoint.resource.Registration;
 import io.setpoint.resource.Registry;
@@ -71,6 +72,16 @@ public final class AclTypes {
               "\"" + rule.getPermissions(p) + "\" must be read, write or list (operator permissions go in operator)");
         }
       }
+      TenancyPattern.problem(rule.getPartition()).ifPresent(problem -> at.add("partition", "tenancy-pattern", problem));
+      TenancyPattern.problem(rule.getNamespace()).ifPresent(problem -> at.add("namespace", "tenancy-pattern", problem));
+      String effect = rule.getEffect();
+      if (!effect.isEmpty() && !effect.equals(Grants.ALLOW) && !effect.equals(Grants.DENY)) {
+        at.add("effect", "effect", "\"" + effect + "\" must be allow, deny or empty (allow)");
+      } else if (effect.equals(Grants.DENY) && !rule.getNamePrefix().isEmpty()
+          && rule.getPermissionsList().contains(Permission.LIST.label())) {
+        at.add("name_prefix", "deny-list", "a deny rule with list cannot have a name prefix: list names no resource, so it "
+            + "would deny listing every name; deny read on these names to leave them out of lists");
+      }
     }
     String operator = policy.getOperator();
     if (!operator.isEmpty() && !operator.equals(Grants.OPERATOR_READ) && !operator.equals(Grants.OPERATOR_WRITE)) {
@@ -86,6 +97,17 @@ public final class AclTypes {
         v.add("policies[" + i + "]", "dns-label", "\"" + policy + "\" must name an acl.v1.Policy (a DNS label)");
       } else if (!seen.add(policy)) {
         v.add("policies[" + i + "]", "unique", "\"" + policy + "\" is listed twice");
+      }
+    }
+    Set<String> identities = new HashSet<>();
+    for (int i = 0; i < token.getIdentitiesCount(); i++) {
+      String identity = token.getIdentities(i);
+      try {
+        if (!identities.add(ClientIdentity.key(identity))) {
+          v.add("identities[" + i + "]", "unique", "\"" + identity + "\" is listed twice");
+        }
+      } catch (IllegalArgumentException e) {
+        v.add("identities[" + i + "]", "identity", e.getMessage());
       }
     }
     if (token.getSecretHash().isEmpty()) {

@@ -4,6 +4,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.setpoint.api.acl.v1.Policy;
 import io.setpoint.api.acl.v1.Token;
+import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
 import io.setpoint.resource.AclHooks.Authorizer;
 import io.setpoint.resource.AclHooks.Permission;
@@ -20,10 +21,11 @@ import java.util.Optional;
  * later check of a request or watch that was already running with it.
  */
 final class AclView implements AutoCloseable {
-  /** A token as far as authorization cares. */
-  record TokenGrant(String name, boolean management, List<String> policies) {}
+  /** A token as far as authorization cares; {@code identities} are {@link ClientIdentity#key} keys. */
+  record TokenGrant(String name, boolean management, List<String> policies, List<String> identities) {}
 
   private final StoreMirror<Grants> policies;
+  private final IdentityIndex identities = new IdentityIndex();
   private final StoreMirror<TokenGrant> tokens;
 
   private AclView(Backend backend) {
@@ -32,8 +34,9 @@ final class AclView implements AutoCloseable {
     this.tokens = new StoreMirror<>(backend, AclTypes.TOKEN, r -> Hooks.decode(r, Token.class).data().getSecretHash(),
         r -> {
           Token token = Hooks.decode(r, Token.class).data();
-          return new TokenGrant(r.getId().getName(), token.getManagement(), List.copyOf(token.getPoliciesList()));
-        });
+          return new TokenGrant(r.getId().getName(), token.getManagement(), List.copyOf(token.getPoliciesList()),
+              token.getIdentitiesList().stream().map(ClientIdentity::key).toList());
+        }, identities);
   }
 
   /**
@@ -64,7 +67,42 @@ final class AclView implements AutoCloseable {
     if (tokens.get(hash) == null) {
       throw unauthenticated("unknown ACL token: no token has this secret (it may have been deleted)");
     }
-    return (permission, type, tenancy, name) -> allowed(hash, permission, type, name);
+    return (permission, type, tenancy, name) -> {
+      TokenGrant token = tokens.get(hash);
+      if (token == null) {
+        throw unauthenticated("the ACL token was deleted");
+      }
+      return allowed(token, permission, type, tenancy, name);
+    };
+  }
+
+  /**
+   * The authorizer of whoever holds a client certificate with {@code identity}: the token that
+   * lists it, looked up again on every check, so that removing the identity from its token (or
+   * deleting the token) ends what the certificate may do, open watches included.
+   *
+   * @throws StatusRuntimeException {@code UNAUTHENTICATED} when no token, or more than one, lists it
+   */
+  Authorizer authenticate(ClientIdentity identity) {
+    tokenOf(identity, "");
+    return (permission, type, tenancy, name) ->
+        allowed(tokenOf(identity, " any more"), permission, type, tenancy, name);
+  }
+
+  private TokenGrant tokenOf(ClientIdentity identity, String anyMore) {
+    for (String key : identity.keys()) {
+      List<String> hashes = identities.tokens(key);
+      List<TokenGrant> listing = hashes.stream().map(tokens::get).filter(java.util.Objects::nonNull).toList();
+      if (listing.size() == 1) {
+        return listing.get(0);
+      }
+      if (listing.size() > 1) {
+        throw unauthenticated("the client certificate's identity (" + identity.describe() + ") is listed by several ACL tokens ("
+            + String.join(", ", listing.stream().map(TokenGrant::name).sorted().toList()) + "): list it in one only");
+      }
+    }
+    throw unauthenticated("no ACL token lists the client certificate's identity" + anyMore + " (" + identity.describe()
+        + "): add it to a token's identities, or send a token secret");
   }
 
   /** The hash of {@code secret} when a token has it: a name for its holder that is not the secret. */
@@ -81,21 +119,23 @@ final class AclView implements AutoCloseable {
     return tokens.awaitKey(Secrets.hash(secret), timeout);
   }
 
-  private boolean allowed(String hash, Permission permission, Type type, String name) {
-    TokenGrant token = tokens.get(hash);
-    if (token == null) {
-      throw unauthenticated("the ACL token was deleted");
-    }
+  /** Granted when an allow rule of the token's policies grants it and no deny rule of them denies it. */
+  private boolean allowed(TokenGrant token, Permission permission, Type type, Tenancy tenancy, String name) {
     if (token.management()) {
       return true;
     }
+    boolean allowed = false;
     for (String policyName : token.policies()) {
       Grants grants = policies.get(policyName);
-      if (grants != null && grants.allows(permission, type, name)) {
-        return true;
+      if (grants == null) {
+        continue;
       }
+      if (grants.denies(permission, type, tenancy, name)) {
+        return false;
+      }
+      allowed = allowed || grants.allows(permission, type, tenancy, name);
     }
-    return false;
+    return allowed;
   }
 
   static StatusRuntimeException unauthenticated(String message) {

@@ -4,9 +4,11 @@ import com.linecorp.armeria.common.HttpHeaderNames;
 import com.linecorp.armeria.common.RequestHeaders;
 import io.setpoint.resource.AclHooks.Authorizer;
 import java.util.Optional;
+import javax.net.ssl.SSLSession;
 
 /**
- * Resolves the {@link Authorizer} of an HTTP request from its headers: the HTTP counterpart of the
+ * Resolves the {@link Authorizer} of an HTTP request from its headers (its bearer token) or its
+ * client certificate: the HTTP counterpart of the
  * gRPC {@code CallerAuthorizer}. Every route of the {@link HttpGateway} asks it once per request
  * and passes the result to the same {@code ResourceHandler} methods the gRPC service calls.
  *
@@ -16,13 +18,16 @@ import java.util.Optional;
  */
 @FunctionalInterface
 interface CallerResolver {
-  /** The authorizer of the caller that sent {@code headers}. */
-  Authorizer resolve(RequestHeaders headers);
+  /**
+   * The authorizer of the caller that sent {@code headers} over {@code tls} (null over plaintext),
+   * whose client certificate may identify it.
+   */
+  Authorizer resolve(RequestHeaders headers, SSLSession tls);
 
   /** Every request may do everything: ACLs disabled. */
   static CallerResolver allowAll() {
     Authorizer all = Authorizer.allowAll();
-    return headers -> all;
+    return (headers, tls) -> all;
   }
 
   /** The token of an {@code Authorization: Bearer <token>} header, if the request has one. */

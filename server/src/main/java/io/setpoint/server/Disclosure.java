@@ -28,9 +28,23 @@ final class Disclosure {
     }
   }
 
-  /** The resources of {@code resources} the caller may read, in order. */
-  static List<Resource> readable(Authorizer authz, Registration<?> reg, List<Resource> resources) {
-    return resources.stream().filter(r -> canRead(authz, reg, r)).toList();
+  /**
+   * Whether a listing or watch shows {@code resource} to the caller: it may read it, and list its
+   * type in the resource's own tenancy (a listing in {@code *} is allowed when the caller may list
+   * some of its tenancies, and then shows only those).
+   */
+  static boolean canList(Authorizer authz, Registration<?> reg, Resource resource) {
+    try {
+      reg.acls().list().check(authz, resource.getId().getType(), resource.getId().getTenancy());
+    } catch (PermissionDeniedException e) {
+      return false;
+    }
+    return canRead(authz, reg, resource);
+  }
+
+  /** The resources of {@code resources} a listing shows the caller ({@link #canList}), in order. */
+  static List<Resource> listable(Authorizer authz, Registration<?> reg, List<Resource> resources) {
+    return resources.stream().filter(r -> canList(authz, reg, r)).toList();
   }
 
   /**

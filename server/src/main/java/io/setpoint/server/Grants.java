@@ -2,6 +2,7 @@ package io.setpoint.server;
 
 import io.setpoint.api.acl.v1.Policy;
 import io.setpoint.api.acl.v1.Rule;
+import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
 import io.setpoint.resource.AclHooks.Permission;
 import java.util.ArrayList;
@@ -11,8 +12,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * One policy, compiled for quick checks: its rules with parsed type patterns, and its operator
- * level. Built only from validated policies; a rule that still does not parse grants nothing.
+ * One policy, compiled for quick checks: its rules with parsed type and tenancy patterns, and its
+ * operator level. Built only from validated policies (validation refuses a rule that does not
+ * parse, so none is stored); one that still does not parse is left out.
  */
 record Grants(List<CompiledRule> rules, boolean operatorRead, boolean operatorWrite) {
   /** The per-type permissions a rule grants: {@link Permission#READ}, {@code WRITE}, {@code LIST}. */
@@ -20,18 +22,40 @@ record Grants(List<CompiledRule> rules, boolean operatorRead, boolean operatorWr
   /** The values of a policy's {@code operator} field. */
   static final String OPERATOR_READ = "read";
   static final String OPERATOR_WRITE = "write";
+  /** The values of a rule's {@code effect} field (empty means allow). */
+  static final String ALLOW = "allow";
+  static final String DENY = "deny";
 
-  record CompiledRule(TypePattern type, String namePrefix, Set<Permission> permissions) {}
+  record CompiledRule(TypePattern type, TenancyPattern tenancy, String namePrefix, Set<Permission> permissions,
+      boolean deny) {
+    /**
+     * Whether the rule names {@code permission} on {@code name} of {@code type} in {@code tenancy}.
+     * An allow rule needs only to overlap a listing's tenancy, a deny rule must cover all of it;
+     * the name prefix does not limit {@code list}, which names no resource.
+     */
+    boolean applies(Permission permission, Type type, Tenancy tenancy, String name) {
+      return permissions.contains(permission)
+          && this.type.matches(type)
+          && (deny ? this.tenancy.covers(tenancy) : this.tenancy.overlaps(tenancy))
+          && (permission == Permission.LIST || name.startsWith(namePrefix));
+    }
+  }
 
   static Grants compile(Policy policy) {
     List<CompiledRule> rules = new ArrayList<>();
     for (Rule rule : policy.getRulesList()) {
       Set<Permission> permissions = EnumSet.noneOf(Permission.class);
       rule.getPermissionsList().forEach(label -> perType(label).ifPresent(permissions::add));
+      if (TenancyPattern.problem(rule.getPartition()).isPresent()
+          || TenancyPattern.problem(rule.getNamespace()).isPresent()) {
+        continue; // validation keeps these out; a stored one grants nothing
+      }
       try {
-        rules.add(new CompiledRule(TypePattern.parse(rule.getType()), rule.getNamePrefix(), permissions));
+        rules.add(new CompiledRule(TypePattern.parse(rule.getType()),
+            new TenancyPattern(rule.getPartition(), rule.getNamespace()), rule.getNamePrefix(), permissions,
+            rule.getEffect().equals(DENY)));
       } catch (IllegalArgumentException unparsable) {
-        // validation keeps these out; a stored one grants nothing
+        // validation keeps these out too
       }
     }
     boolean write = policy.getOperator().equals(OPERATOR_WRITE);
@@ -43,17 +67,17 @@ record Grants(List<CompiledRule> rules, boolean operatorRead, boolean operatorWr
     return PER_TYPE.stream().filter(p -> p.label().equals(label)).findFirst();
   }
 
-  /**
-   * Whether this policy allows {@code permission} on {@code name} of {@code type}. A rule's name
-   * prefix does not limit {@code list}, which names no resource.
-   */
-  boolean allows(Permission permission, Type type, String name) {
+  /** Whether an allow rule of this policy grants {@code permission}; the operator levels too. */
+  boolean allows(Permission permission, Type type, Tenancy tenancy, String name) {
     return switch (permission) {
       case OPERATOR_READ -> operatorRead;
       case OPERATOR_WRITE -> operatorWrite;
-      case READ, WRITE, LIST -> rules.stream().anyMatch(rule -> rule.permissions().contains(permission)
-          && rule.type().matches(type)
-          && (permission == Permission.LIST || name.startsWith(rule.namePrefix())));
+      case READ, WRITE, LIST -> rules.stream().anyMatch(rule -> !rule.deny() && rule.applies(permission, type, tenancy, name));
     };
+  }
+
+  /** Whether a deny rule of this policy takes {@code permission} away (never an operator one). */
+  boolean denies(Permission permission, Type type, Tenancy tenancy, String name) {
+    return rules.stream().anyMatch(rule -> rule.deny() && rule.applies(permission, type, tenancy, name));
   }
 }

@@ -49,7 +49,7 @@ final class HealthEndpoints {
 
   /** Serves the endpoints on {@code server}. */
   void bind(ServerBuilder server) {
-    server.service("/metrics", (ctx, req) -> metrics(req))
+    server.service("/metrics", (ctx, req) -> metrics(ctx.sslSession(), req))
         .service("/healthz", (ctx, req) -> HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ok\n"))
         .service("/livez", (ctx, req) -> HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "ok\n"))
         .service("/readyz", (ctx, req) -> readinessResponse());
@@ -61,10 +61,10 @@ final class HealthEndpoints {
   }
 
   /** The Prometheus page; with callers to check, only for a token with operator:read (401 / 403 otherwise). */
-  private HttpResponse metrics(HttpRequest req) {
+  private HttpResponse metrics(javax.net.ssl.SSLSession tls, HttpRequest req) {
     if (metricsCallers != null) {
       try {
-        metricsCallers.resolve(req.headers()).require(
+        metricsCallers.resolve(req.headers(), tls).require(
             Permission.OPERATOR_READ, Type.getDefaultInstance(), Tenancy.getDefaultInstance(), "");
       } catch (StatusRuntimeException e) {
         return HttpResponse.of(HttpStatus.UNAUTHORIZED, MediaType.PLAIN_TEXT_UTF_8,

@@ -125,7 +125,7 @@ final class HttpGateway implements HttpService {
   private HttpResponse route(ServiceRequestContext ctx, AggregatedHttpRequest req) {
     // Who is asking comes first: without a valid token (ACLs on) every route answers 401, so
     // nothing about types or routes is told to an anonymous caller.
-    Authorizer authz = callers.resolve(req.headers());
+    Authorizer authz = callers.resolve(req.headers(), ctx.sslSession());
     List<String> segments = HttpRequests.segments(ctx.path());
     HttpRequests.checkQuery(ctx.query());
     HttpMethod method = req.method();

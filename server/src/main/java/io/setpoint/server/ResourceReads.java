@@ -92,7 +92,7 @@ final class ResourceReads {
       }
     }
     return ListResponse.newBuilder()
-        .addAllResources(Disclosure.readable(authz, reg, inShard))
+        .addAllResources(Disclosure.listable(authz, reg, inShard))
         .setNextPageToken(pageTokens.seal(page.nextPageToken(), req.getType(), tenancy, req.getNamePrefix()))
         .setRevision(page.revision())
         .build();
@@ -126,8 +126,8 @@ final class ResourceReads {
   }
 
   /**
-   * Opens a watch. The returned {@link FilteredWatch} drops events the caller may not read, and
-   * fails once the caller may no longer list the type.
+   * Opens a watch. The returned {@link FilteredWatch} drops events the caller may not read or
+   * list in their tenancy, and fails once the caller may no longer list the type there at all.
    */
   FilteredWatch watchList(Authorizer authz, WatchListRequest req) {
     Registration<?> reg = validator.type("type", req.hasType(), req.getType());
@@ -141,7 +141,7 @@ final class ResourceReads {
     WatchCursor watch = backend.watch(req.getType(), tenancy, req.getNamePrefix(), req.getSinceRevision());
     // Asked again while the watch runs: a revoked token or a narrowed policy ends it.
     List<HashRange> ranges = req.getHashRangesList();
-    return new FilteredWatch(watch, resource -> Shards.contains(ranges, resource.getId()) && Disclosure.canRead(authz, reg, resource),
+    return new FilteredWatch(watch, resource -> Shards.contains(ranges, resource.getId()) && Disclosure.canList(authz, reg, resource),
         () -> mayList.check(authz, req.getType(), tenancy));
   }
 

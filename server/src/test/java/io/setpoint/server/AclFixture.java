@@ -63,6 +63,17 @@ public final class AclFixture {
     return Rule.newBuilder().setType(type).setNamePrefix(prefix).addAllPermissions(List.of(permissions)).build();
   }
 
+  /** A rule granting {@code permissions} on {@code type} in tenancies matching the patterns. */
+  public static Rule scoped(String type, String partition, String namespace, String... permissions) {
+    return Rule.newBuilder().setType(type).setPartition(partition).setNamespace(namespace)
+        .addAllPermissions(List.of(permissions)).build();
+  }
+
+  /** {@code rule} as a deny rule: it takes its permissions away. */
+  public static Rule deny(Rule rule) {
+    return rule.toBuilder().setEffect("deny").build();
+  }
+
   /** Writes (creates or replaces) policy {@code name}. */
   public Resource policy(String name, String operator, Rule... rules) {
     Policy policy = Policy.newBuilder().setOperator(operator).addAllRules(List.of(rules)).build();

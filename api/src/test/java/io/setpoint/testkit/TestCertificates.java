@@ -104,11 +104,20 @@ public final class TestCertificates {
    * TlsFiles#trustedCa()}).
    */
   public TlsFiles issue(String name, String... subjectAltNames) {
+    return issueWithSubject(name, "CN=" + name, subjectAltNames);
+  }
+
+  /**
+   * Like {@link #issue}, with {@code subject} as the distinguished name, its RDNs in certificate
+   * order ({@code O=Team B,CN=alice}, which RFC 4514 and the JDK write {@code CN=alice,O=Team B});
+   * a subject alternative name with {@code ://} (such as {@code spiffe://example.org/ci}) is a URI.
+   */
+  public TlsFiles issueWithSubject(String name, String subject, String... subjectAltNames) {
     try {
       KeyPair keys = newKeyPair();
       X509v3CertificateBuilder builder =
           certificateBuilder(
-              new X500Name(caCertificate.getSubjectX500Principal().getName()), new X500Name("CN=" + name), keys);
+              new X500Name(caCertificate.getSubjectX500Principal().getName()), new X500Name(subject), keys);
       JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
       builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
       builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyAgreement));
@@ -118,7 +127,11 @@ public final class TestCertificates {
       if (subjectAltNames.length > 0) {
         List<GeneralName> names = new ArrayList<>();
         for (String san : subjectAltNames) {
-          names.add(isIp(san) ? new GeneralName(GeneralName.iPAddress, san) : new GeneralName(GeneralName.dNSName, san));
+          if (san.contains("://")) {
+            names.add(new GeneralName(GeneralName.uniformResourceIdentifier, san));
+          } else {
+            names.add(isIp(san) ? new GeneralName(GeneralName.iPAddress, san) : new GeneralName(GeneralName.dNSName, san));
+          }
         }
         builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names.toArray(GeneralName[]::new)));
       }

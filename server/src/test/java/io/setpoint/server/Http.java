@@ -18,12 +18,18 @@ final class Http {
   static final ObjectMapper JSON = new ObjectMapper();
   static final String JSON_TYPE = "application/json";
 
-  private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-      .connectTimeout(Duration.ofSeconds(5)).build();
-  private final int port;
+  private final HttpClient client;
+  private final String base;
 
   Http(int port) {
-    this.port = port;
+    this(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build(),
+        "http://127.0.0.1:" + port);
+  }
+
+  /** Requests through {@code client} (an HTTPS one, say) to {@code base}, such as {@code https://localhost:8500}. */
+  Http(HttpClient client, String base) {
+    this.client = client;
+    this.base = base;
   }
 
   /** What came back: the status, the content type and the body read as JSON (null when empty). */
@@ -38,7 +44,7 @@ final class Http {
   }
 
   URI uri(String pathAndQuery) {
-    return URI.create("http://127.0.0.1:" + port + pathAndQuery);
+    return URI.create(base + pathAndQuery);
   }
 
   Answer get(String path) {

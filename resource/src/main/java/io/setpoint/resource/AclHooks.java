@@ -25,7 +25,11 @@ public record AclHooks(Read read, Write write, List list) {
     void check(Authorizer authz, Resource resource) throws PermissionDeniedException;
   }
 
-  /** Authorizes listing a type in a tenancy (which may hold wildcards). */
+  /**
+   * Authorizes listing a type in a tenancy (which may hold wildcards). The server also asks it for
+   * each item of a listing or watch, with the item's own tenancy, and leaves out the items it
+   * refuses.
+   */
   @FunctionalInterface
   public interface List {
     void check(Authorizer authz, Type type, Tenancy tenancy) throws PermissionDeniedException;
@@ -67,8 +71,9 @@ public record AclHooks(Read read, Write write, List list) {
   public interface Authorizer {
     /**
      * True when the caller holds {@code permission} on resources of {@code type} in {@code tenancy}
-     * named {@code name}. For {@link Permission#LIST} the name is empty; for the operator
-     * permissions type, tenancy and name are ignored.
+     * named {@code name}. For {@link Permission#LIST} the name is empty, and a tenancy with
+     * wildcards is allowed when the caller may list some of it (its items are then checked one by
+     * one); for the operator permissions type, tenancy and name are ignored.
      */
     boolean allowed(Permission permission, Type type, Tenancy tenancy, String name);
 

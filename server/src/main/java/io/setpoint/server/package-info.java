@@ -24,8 +24,10 @@
  *       and {@code Query}; with {@code ProtoJson}, {@code Json}, {@code JsonErrors}, {@code
  *       SseWatch} and {@code ApiDocuments} (OpenAPI).
  *   <li><b>Access control</b>: {@code AccessControl}, {@code CallerAuthorizer}, {@code
- *       CallerResolver}, {@code Grants}, {@code Secrets}, {@code AclGrpcService}; the ACL types in
- *       {@link io.setpoint.server.AclTypes}.
+ *       CallerResolver}, {@code AclView} (tokens and policies in memory), {@code Grants} (a
+ *       compiled policy, with {@code TypePattern} and {@code TenancyPattern}), {@code
+ *       ClientIdentity} and {@code IdentityIndex} (client certificates as tokens), {@code
+ *       Secrets}, {@code AclGrpcService}; the ACL types in {@link io.setpoint.server.AclTypes}.
  *   <li><b>Types added at runtime</b>: {@code RuntimeTypes}, {@code TypeDefinitions}, {@code
  *       TypeSchemas}, {@code Compatibility}, {@code TypeSetCheck}.
  *   <li><b>Operator and controller APIs</b>: {@code OperatorGrpcService} (Raft peers, snapshots),

@@ -165,6 +165,30 @@ class CertificateIdentityTest {
     }
   }
 
+  @Test
+  void removingTheIdentityFromItsTokenEndsTheCertificatesOpenWatch() throws Exception {
+    TlsFiles temp = ca.issueWithSubject("temp", "CN=temp", "spiffe://example.org/team-a/temp");
+    try (SetpointClient admin = client(stranger, management); SetpointClient client = client(temp, null)) {
+      admin.createToken(CreateTokenRequest.newBuilder().setName("temp").addPolicies("team-a")
+          .addIdentities("spiffe://example.org/team-a/temp").build());
+      try (Watch watch = client.watch(WatchListRequest.newBuilder().setType(DemoTypes.ARTIST).setTenancy(TEAM_A)
+          .setNamePrefix("temp-").build())) {
+        assertThat(watch.next().getEventCase()).isEqualTo(WatchEvent.EventCase.END_OF_SNAPSHOT);
+        Resource token = admin.read(Ids.of(AclTypes.TOKEN, "temp"));
+        Token data = token.getData().unpack(Token.class).toBuilder().clearIdentities().build();
+        admin.write(token.toBuilder().setData(Any.pack(data)).build());
+        assertThatThrownBy(watch::hasNext).isInstanceOfSatisfying(SetpointException.class, e -> {
+          assertThat(e.code()).isEqualTo(Status.Code.UNAUTHENTICATED);
+          assertThat(e.description()).isEqualTo("no ACL token lists the client certificate's identity any more "
+              + "(spiffe://example.org/team-a/temp, subject CN=temp): add it to a token's identities, or send a token secret");
+        });
+      }
+      denied(() -> client.read(artist(TEAM_A, "a1").getId()), Status.Code.UNAUTHENTICATED,
+          "no ACL token lists the client certificate's identity (spiffe://example.org/team-a/temp, subject CN=temp): "
+              + "add it to a token's identities, or send a token secret");
+    }
+  }
+
   /** An HTTPS client presenting {@code identity}'s certificate. */
   private static Http https(TlsFiles identity) throws GeneralSecurityException {
     SSLContext ssl = SSLContext.getInstance("TLS");

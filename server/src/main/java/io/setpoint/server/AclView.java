@@ -12,6 +12,7 @@ import io.setpoint.resource.Hooks;
 import io.setpoint.storage.Backend;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -92,7 +93,7 @@ final class AclView implements AutoCloseable {
   private TokenGrant tokenOf(ClientIdentity identity, String anyMore) {
     for (String key : identity.keys()) {
       List<String> hashes = identities.tokens(key);
-      List<TokenGrant> listing = hashes.stream().map(tokens::get).filter(java.util.Objects::nonNull).toList();
+      List<TokenGrant> listing = hashes.stream().map(tokens::get).filter(Objects::nonNull).toList();
       if (listing.size() == 1) {
         return listing.get(0);
       }

@@ -1,5 +1,6 @@
 package io.setpoint.server;
 
+import com.linecorp.armeria.server.ServiceRequestContext;
 import io.grpc.Context;
 import io.grpc.Contexts;
 import io.grpc.Metadata;
@@ -7,7 +8,6 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.StatusRuntimeException;
-import com.linecorp.armeria.server.ServiceRequestContext;
 import io.setpoint.resource.AclHooks.Authorizer;
 import java.util.function.BiFunction;
 import javax.net.ssl.SSLSession;
@@ -15,9 +15,8 @@ import javax.net.ssl.SSLSession;
 /**
  * Makes the {@link Authorizer} of each gRPC call available to the services through the call's
  * {@link Context}. It is resolved from the call's metadata (its token) or its TLS session (a
- * client certificate) when a service first asks
- * for it, not before: calls that need no identity (ACL bootstrap, server reflection) never
- * resolve it, so they work without a token. A call that reaches a service without this
+ * client certificate) when a service first asks for it, not before: calls that need no identity
+ * (ACL bootstrap, server reflection) never resolve it, so they work without a token. A call that reaches a service without this
  * interceptor is denied everything.
  */
 final class CallerAuthorizer implements ServerInterceptor {

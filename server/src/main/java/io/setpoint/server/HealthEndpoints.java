@@ -19,6 +19,7 @@ import io.setpoint.storage.StorageException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLSession;
 
 /**
  * The agent's operational endpoints: {@code /metrics} (Prometheus), {@code /healthz} and {@code
@@ -61,7 +62,7 @@ final class HealthEndpoints {
   }
 
   /** The Prometheus page; with callers to check, only for a token with operator:read (401 / 403 otherwise). */
-  private HttpResponse metrics(javax.net.ssl.SSLSession tls, HttpRequest req) {
+  private HttpResponse metrics(SSLSession tls, HttpRequest req) {
     if (metricsCallers != null) {
       try {
         metricsCallers.resolve(req.headers(), tls).require(

@@ -65,7 +65,7 @@ class CertificateIdentityTest {
     // The subject's RDNs in certificate order, O first: in RFC 4514 form (last first) CN=alice,O=Team B.
     alice = ca.issueWithSubject("alice", "O=Team B,CN=alice");
     stranger = ca.issueWithSubject("stranger", "CN=stranger", "spiffe://example.org/nobody");
-    agent = Agent.builder().port(0).acls(true).types(DemoTypes::register).tls(server).start();
+    agent = Agent.builder().port(0).acls(true).metricsAcl(true).types(DemoTypes::register).tls(server).start();
     try (SetpointClient anonymous = client(stranger, null)) {
       management = anonymous.bootstrapAcls().getSecret(); // bootstrap needs no token, and no identity
     }
@@ -230,6 +230,9 @@ class CertificateIdentityTest {
     assertThat(stranger.status()).isEqualTo(401);
     assertThat(stranger.json().get("message").asText()).startsWith(
         "no ACL token lists the client certificate's identity (spiffe://example.org/nobody, subject CN=stranger)");
+    // /metrics (with -metrics-acl) resolves certificates too: the CI's token lacks operator:read.
+    assertThat(asCi.get("/metrics").status()).isEqualTo(403);
+    assertThat(https(CertificateIdentityTest.stranger).get("/metrics").status()).isEqualTo(401);
     Http.Answer withSecret = https(CertificateIdentityTest.stranger).send("GET", "/api/demo/v2/Artist/b1?partition=default&namespace=team-b",
         null, BodyPublishers.noBody(), Map.of("Authorization", "Bearer " + teamBSecret));
     assertThat(withSecret.status()).as("the secret wins").isEqualTo(200);

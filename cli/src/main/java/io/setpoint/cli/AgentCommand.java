@@ -171,7 +171,8 @@ final class AgentCommand implements Callable<Integer> {
     System.getProperties().putIfAbsent(ARMERIA_NETTY_VERSIONS, "false");
     boolean demo = dev || demoTypes;
     Agent agent;
-    Agent.Builder builder = Agent.builder().host(bind).port(port).acls(dev ? acls : !noAcls).tls(apiTls);
+    Agent.Builder builder = Agent.builder().host(bind).port(port).acls(dev ? acls : !noAcls).tls(apiTls)
+        .clientCertificatesOptional(tls.clientCertificatesOptional());
     if (dev) {
       builder.storeLimits(limits.store());
     } else if (join != null) {

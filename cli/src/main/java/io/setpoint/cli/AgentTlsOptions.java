@@ -18,6 +18,11 @@ final class AgentTlsOptions {
       description = "With -tls-cert: require every client to present a certificate signed by this PEM CA (mutual TLS).")
   private Path tlsCa;
 
+  @Option(names = "-tls-client-cert-optional",
+      description = "With -tls-ca: also accept clients without a certificate (they need a token secret); "
+          + "one that presents a certificate must present one the CA signed.")
+  private boolean clientCertOptional;
+
   @Option(names = "-raft-tls-cert", paramLabel = "FILE",
       description = "Talk to Raft peers over mutual TLS with this PEM certificate, which must name this member's -cluster host; "
           + "needs -raft-tls-key and -raft-tls-ca.")
@@ -34,6 +39,9 @@ final class AgentTlsOptions {
   String problem(boolean dev) {
     if ((tlsCert == null) != (tlsKey == null)) {
       return "-tls-cert and -tls-key go together: give both (the certificate and its private key) or neither";
+    }
+    if (clientCertOptional && tlsCa == null) {
+      return "-tls-client-cert-optional requires -tls-ca: without a CA no client certificates are asked for";
     }
     if (tlsCa != null && tlsCert == null) {
       return "-tls-ca requires -tls-cert and -tls-key: client certificates are checked only over TLS";
@@ -55,6 +63,11 @@ final class AgentTlsOptions {
     }
     TlsFiles files = TlsFiles.of(tlsCert, tlsKey);
     return tlsCa == null ? files : files.withTrustedCa(tlsCa);
+  }
+
+  /** Whether clients may connect without a certificate although {@code -tls-ca} is given. */
+  boolean clientCertificatesOptional() {
+    return clientCertOptional;
   }
 
   /** The Raft peers' files, or null for plain text between peers. */

@@ -47,6 +47,28 @@ class TlsCommandsTest {
   }
 
   @Test
+  void optionalClientCertificatesLetClientsWithoutOneIn() throws Exception {
+    TestCertificates ca = TestCertificates.create(dir);
+    TlsFiles server = ca.issue("server", "localhost", "127.0.0.1");
+    TlsFiles client = ca.issue("client");
+    int port = agent.start("agent", "-dev", "-port", "0", "-tls-cert", server.certificate().toString(),
+        "-tls-key", server.privateKey().toString(), "-tls-ca", ca.caFile().toString(), "-tls-client-cert-optional");
+    assertThat(agent.messages()).anyMatch(m -> m.endsWith("over TLS, client certificates optional"));
+
+    CliRun noCert = CliRun.run("resource", "list", "Artist", "-address", "127.0.0.1:" + port, "-ca-file", ca.caFile().toString());
+    assertThat(noCert.code()).as(noCert.toString()).isZero();
+    CliRun withCert = CliRun.run("resource", "list", "Artist", "-address", "127.0.0.1:" + port,
+        "-ca-file", ca.caFile().toString(),
+        "-client-cert", client.certificate().toString(), "-client-key", client.privateKey().toString());
+    assertThat(withCert.code()).as(withCert.toString()).isZero();
+
+    CliRun withoutCa = CliRun.run("agent", "-dev", "-port", "0", "-tls-cert", server.certificate().toString(),
+        "-tls-key", server.privateKey().toString(), "-tls-client-cert-optional");
+    assertThat(withoutCa.code()).isEqualTo(2);
+    assertThat(withoutCa.err()).contains("-tls-client-cert-optional requires -tls-ca");
+  }
+
+  @Test
   void tlsFlagsThatDoNotGoTogetherAreUsageErrorsNamingThem() {
     CliRun certOnly = CliRun.run("agent", "-dev", "-port", "0", "-tls-cert", "server.pem");
     assertThat(certOnly.code()).isEqualTo(2);

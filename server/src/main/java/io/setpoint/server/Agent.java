@@ -122,6 +122,7 @@ public final class Agent implements AutoCloseable {
     int maxRequestBytes = 4 << 20;
     boolean acls = true;
     TlsFiles tls;
+    boolean clientCertificatesOptional;
     int maxConnections;
     int maxConnectionsPerClient;
     Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
@@ -264,6 +265,18 @@ public final class Agent implements AutoCloseable {
      */
     public Builder tls(TlsFiles files) {
       this.tls = files;
+      return this;
+    }
+
+    /**
+     * With a {@linkplain TlsFiles#trustedCa() trusted CA} in {@link #tls}: {@code true} accepts
+     * clients without a certificate too (they then need a token secret, as over plain TLS), while a
+     * client that presents one must still present one the CA signed; {@code false} (the default)
+     * requires one. Either way a certificate that a token lists acts as that token
+     * (docs/security.md, "Certificate identities").
+     */
+    public Builder clientCertificatesOptional(boolean optional) {
+      this.clientCertificatesOptional = optional;
       return this;
     }
 

@@ -102,7 +102,8 @@ final class AgentStartup {
     Agent agent = new Agent(server, registry, manager, inProcess.client(),
         new AgentShutdown(manager, access, runtimeTypes, store, server, inProcess, history));
     log.info("Setpoint agent listening on {}:{} (gRPC, HTTP/JSON under /api){}", options.host, agent.port(),
-        tlsMaterial == null ? "" : options.tls.mutual() ? " over mutual TLS" : " over TLS");
+        tlsMaterial == null ? "" : !options.tls.mutual() ? " over TLS"
+            : options.clientCertificatesOptional ? " over TLS, client certificates optional" : " over mutual TLS");
     log.info("At most {} client connections, {} per client address; idle ones close after {} ms",
         server.connectionLimits().total(), server.connectionLimits().perClient(), options.idleTimeout.toMillis());
     if (options.clientRate > 0) {

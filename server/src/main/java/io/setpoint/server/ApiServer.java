@@ -109,7 +109,7 @@ final class ApiServer {
     if (tlsMaterial == null) {
       serverBuilder.http(address);
     } else {
-      ApiTls.configure(serverBuilder, address, tlsMaterial);
+      ApiTls.configure(serverBuilder, address, tlsMaterial, options.clientCertificatesOptional);
     }
     ServerThreads threads = new ServerThreads();
     opened.add(() -> threads.shutdown(Duration.ZERO));

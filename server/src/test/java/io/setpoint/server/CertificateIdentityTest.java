@@ -30,7 +30,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.net.Socket;
+import java.security.Principal;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.X509ExtendedKeyManager;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -187,6 +194,98 @@ class CertificateIdentityTest {
           "no ACL token lists the client certificate's identity (spiffe://example.org/team-a/temp, subject CN=temp): "
               + "add it to a token's identities, or send a token secret");
     }
+  }
+
+  @Test
+  void withOptionalClientCertificatesASecretAloneWorksAndACertificateStillActsAsItsToken() throws Exception {
+    try (Agent optional = Agent.builder().port(0).acls(true).types(DemoTypes::register)
+        .tls(ca.issue("optional", "localhost", "127.0.0.1")).clientCertificatesOptional(true).start()) {
+      String address = "127.0.0.1:" + optional.port();
+      String secret;
+      try (SetpointClient noCertificate = SetpointClient.builder().address(address).tls(ca.caFile()).build()) {
+        secret = noCertificate.bootstrapAcls().getSecret();
+        denied(() -> noCertificate.read(artist(TEAM_A, "a1").getId()), Status.Code.UNAUTHENTICATED,
+            "no ACL token: this agent enforces ACLs; send a token in x-setpoint-token metadata (setpoint -token, or SETPOINT_TOKEN)");
+      }
+      try (SetpointClient admin = SetpointClient.builder().address(address).tls(ca.caFile()).token(secret).build()) {
+        admin.write(TeamPolicies.policyResource("team-a", TeamPolicies.teamRule("team-a")));
+        admin.createToken(CreateTokenRequest.newBuilder().setName("team-a-ci").addPolicies("team-a").addIdentities(CI).build());
+        admin.write(artist(TEAM_A, "a1"));
+      }
+      try (SetpointClient certificate = SetpointClient.builder().address(address).tls(ca.caFile())
+          .clientCertificate(ci.certificate(), ci.privateKey()).build()) {
+        assertThat(certificate.read(artist(TEAM_A, "a1").getId()).getId().getName()).isEqualTo("a1");
+      }
+      // Optional is not unchecked: a certificate another CA signed never stands for a token, even
+      // one that lists its subject. gRPC's client leaves it out of the handshake (the agent asks
+      // for its CA's certificates only); a client that sends it anyway is cut off.
+      TlsFiles rogue = TestCertificates.create(dir.resolve("rogue-ca")).issueWithSubject("rogue", "CN=team-a-ci");
+      try (SetpointClient admin = SetpointClient.builder().address(address).tls(ca.caFile()).token(secret).build()) {
+        admin.createToken(CreateTokenRequest.newBuilder().setName("spoofed").addPolicies("team-a")
+            .addIdentities("CN=team-a-ci").build());
+      }
+      try (SetpointClient untrusted = SetpointClient.builder().address(address).tls(ca.caFile())
+          .clientCertificate(rogue.certificate(), rogue.privateKey()).build()) {
+        denied(() -> untrusted.read(artist(TEAM_A, "a1").getId()), Status.Code.UNAUTHENTICATED,
+            "no ACL token: this agent enforces ACLs; send a token in x-setpoint-token metadata (setpoint -token, or SETPOINT_TOKEN)");
+      }
+      Http forced = new Http(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+          .sslContext(alwaysPresenting(rogue)).connectTimeout(Duration.ofSeconds(5)).build(),
+          "https://localhost:" + optional.port());
+      Http trusted = new Http(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+          .sslContext(alwaysPresenting(ci)).connectTimeout(Duration.ofSeconds(5)).build(),
+          "https://localhost:" + optional.port());
+      assertThat(trusted.get("/api/demo/v2/Artist/a1?partition=default&namespace=team-a").status())
+          .as("the same client with the CA's certificate").isEqualTo(200);
+      // TLS 1.3 checks the client's certificate after the client has sent its request: the agent
+      // closes the connection without an answer.
+      assertThatThrownBy(() -> forced.get("/api/demo/v2/Artist/a1?partition=default&namespace=team-a"))
+          .isInstanceOf(java.io.UncheckedIOException.class);
+    }
+  }
+
+  /** A TLS client that sends {@code identity}'s certificate whatever CAs the server asks for. */
+  private static SSLContext alwaysPresenting(TlsFiles identity) throws GeneralSecurityException {
+    X509ExtendedKeyManager keys = (X509ExtendedKeyManager) identity.load().keyManagerFactory().getKeyManagers()[0];
+    X509ExtendedKeyManager any = new X509ExtendedKeyManager() {
+      @Override
+      public String[] getClientAliases(String keyType, Principal[] issuers) {
+        return keys.getClientAliases(keyType, null);
+      }
+
+      @Override
+      public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
+        return keys.chooseClientAlias(keyType, null, socket);
+      }
+
+      @Override
+      public String chooseEngineClientAlias(String[] keyType, Principal[] issuers, SSLEngine engine) {
+        return keys.chooseEngineClientAlias(keyType, null, engine);
+      }
+
+      @Override
+      public String[] getServerAliases(String keyType, Principal[] issuers) {
+        return keys.getServerAliases(keyType, issuers);
+      }
+
+      @Override
+      public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
+        return keys.chooseServerAlias(keyType, issuers, socket);
+      }
+
+      @Override
+      public X509Certificate[] getCertificateChain(String alias) {
+        return keys.getCertificateChain(alias);
+      }
+
+      @Override
+      public PrivateKey getPrivateKey(String alias) {
+        return keys.getPrivateKey(alias);
+      }
+    };
+    SSLContext ssl = SSLContext.getInstance("TLS");
+    ssl.init(new KeyManager[] {any}, ci.load().trustManagerFactory().getTrustManagers(), null);
+    return ssl;
   }
 
   /** An HTTPS client presenting {@code identity}'s certificate. */

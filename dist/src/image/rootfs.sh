@@ -40,6 +40,14 @@ done | sed -n -e 's/^.*=> \(\/[^ ]*\) .*$/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) (
     cp -L "$library" "$out$library"
   done
 
+# glibc loads libgcc_s when a thread unwinds (pthread_exit, cancellation) and aborts if it is
+# missing; nothing links it, so ldd does not name it.
+gcc_s=$(ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libgcc_s\.so\.1 (libc6[^)]*) => //p' | head -n 1)
+if [ -n "$gcc_s" ]; then
+  mkdir -p "$out${gcc_s%/*}"
+  cp -L "$gcc_s" "$out$gcc_s"
+fi
+
 cat > "$out/etc/passwd" <<'PASSWD'
 root:x:0:0:root:/root:/sbin/nologin
 setpoint:x:10001:10001:Setpoint agent:/var/lib/setpoint:/sbin/nologin

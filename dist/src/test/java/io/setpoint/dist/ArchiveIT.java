@@ -107,6 +107,20 @@ class ArchiveIT {
     Child.Exited list = setpoint(client, "resource", "list", "demo.v2.Artist");
     assertThat(list.code()).as("%s", list).isZero();
     assertThat(list.out()).contains("miles-davis");
+    // type apply compiles with the protoc the archive ships in lib/protoc, importing the bundled protos.
+    Files.writeString(work.resolve("garden.proto"), """
+        syntax = "proto3";
+        package acme.garden.v1;
+        import "buf/validate/validate.proto";
+        import "setpoint/resource/v1/annotations.proto";
+        message Plant {
+          option (setpoint.resource.v1.spec) = {scope: SCOPE_NAMESPACE};
+          string species = 1 [(buf.validate.field).string.min_len = 1];
+        }
+        """);
+    Child.Exited type = setpoint(client, "type", "apply", "-f", "garden.proto");
+    assertThat(type.code()).as("%s", type).isZero();
+    assertThat(type.out()).contains("garden.v1.Plant created");
     stopCleanly(agent);
   }
 

@@ -93,6 +93,9 @@ class ImageIT {
     assertThat(names(container.path("ExposedPorts"))).containsExactlyInAnyOrder("8500/tcp", "8501/tcp");
     assertThat(names(container.path("Volumes"))).containsExactly("/var/lib/setpoint");
     assertThat(config.path("os").asText()).isEqualTo("linux");
+    String arch = System.getProperty("os.arch");
+    assertThat(config.path("architecture").asText()).as("the build machine's %s", arch)
+        .isEqualTo(arch.equals("aarch64") ? "arm64" : arch.equals("x86_64") ? "amd64" : arch);
   }
 
   @Test

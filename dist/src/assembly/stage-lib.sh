@@ -8,10 +8,10 @@ set -eu
 cli=$1
 out=$2
 runtime=$3
-[ -f "$cli/setpoint-cli.jar" ] && [ -d "$cli/lib" ] && [ -f "$cli/protoc/protoc" ] || {
+if ! { [ -f "$cli/setpoint-cli.jar" ] && [ -d "$cli/lib" ] && [ -f "$cli/protoc/protoc" ]; }; then
   echo "stage-lib.sh: $cli holds no built CLI (setpoint-cli.jar, lib/, protoc/): build the cli module first" >&2
   exit 1
-}
+fi
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/protoc"
 cp -p "$cli/setpoint-cli.jar" "$out/"
@@ -20,7 +20,7 @@ cp -p "$cli/protoc/protoc" "$out/protoc/"
 # Only caches newer than the jar: an older one belongs to an earlier build of it.
 made=""
 for cache in setpoint-agent.aot setpoint-cli.aot; do
-  if [ -f "$cli/$cache" ] && [ "$cli/$cache" -nt "$cli/setpoint-cli.jar" ]; then
+  if [ -f "$cli/$cache" ] && [ -n "$(find "$cli/$cache" -newer "$cli/setpoint-cli.jar")" ]; then
     cp -p "$cli/$cache" "$out/"
     made=yes
   fi

@@ -17,10 +17,11 @@ mkdir -p "$out/lib" "$out/protoc"
 cp -p "$cli/setpoint-cli.jar" "$out/"
 cp -p "$cli"/lib/*.jar "$out/lib/"
 cp -p "$cli/protoc/protoc" "$out/protoc/"
-# Only caches newer than the jar: an older one belongs to an earlier build of it.
+# Only caches newer than every jar: an older one was made with an earlier build of some jar (say,
+# by a build before one with -Dsetpoint.aot.skip), and a JVM would refuse it.
 made=""
 for cache in setpoint-agent.aot setpoint-cli.aot; do
-  if [ -f "$cli/$cache" ] && [ -n "$(find "$cli/$cache" -newer "$cli/setpoint-cli.jar")" ]; then
+  if [ -f "$cli/$cache" ] && [ -z "$(find "$cli/setpoint-cli.jar" "$cli/lib" -name '*.jar' -newer "$cli/$cache")" ]; then
     cp -p "$cli/$cache" "$out/"
     made=yes
   fi

@@ -179,9 +179,10 @@ class ArchiveIT {
       assertThat(version.code()).as("%s", version).isZero();
       assertThat(version.out()).contains("setpoint " + VERSION);
     }
-    // Found on PATH by name alone, as a user runs it.
+    // Found on PATH by name alone, as a user runs it, and with no JAVA_HOME: the java on PATH.
     Map<String, String> onPath = env(Map.of());
-    onPath.put("PATH", links + ":/usr/bin:/bin");
+    onPath.remove("JAVA_HOME");
+    onPath.put("PATH", links + ":" + Path.of(System.getProperty("java.home"), "bin") + ":/usr/bin:/bin");
     Child.Exited byName = Child.run(List.of("sh", "-c", "setpoint --version"), work, onPath, COMMAND);
     assertThat(byName.out()).as("%s", byName).contains("setpoint " + VERSION);
   }

@@ -94,7 +94,7 @@ class ArchiveIT {
 
   @Test
   void devAgentServesTheResourceCommands() throws Exception {
-    int port = Child.freePort();
+    int port = Child.freePorts(1)[0];
     Child agent = start(List.of("agent", "-dev", "-port", String.valueOf(port)), "dev-agent.log");
     agent.awaitReady(port);
     Map<String, String> client = env(Map.of("SETPOINT_ADDRESS", "127.0.0.1:" + port));
@@ -126,8 +126,9 @@ class ArchiveIT {
 
   @Test
   void durableAgentRunsFromAConfigFile() throws Exception {
-    int port = Child.freePort();
-    int raftPort = Child.freePort();
+    int[] ports = Child.freePorts(2);
+    int port = ports[0];
+    int raftPort = ports[1];
     Path data = work.resolve("data");
     Path config = work.resolve("setpoint.yaml");
     Files.writeString(config, """

@@ -103,10 +103,22 @@ final class Child implements AutoCloseable {
     }
   }
 
-  /** A port nobody listens on now (the agent binds it a moment later; a clash fails the start loudly). */
-  static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
+  /** {@code count} distinct ports nobody listens on now (the agent binds them a moment later; a clash fails loudly). */
+  static int[] freePorts(int count) throws IOException {
+    ServerSocket[] sockets = new ServerSocket[count];
+    try {
+      int[] ports = new int[count];
+      for (int i = 0; i < count; i++) {
+        sockets[i] = new ServerSocket(0);
+        ports[i] = sockets[i].getLocalPort();
+      }
+      return ports;
+    } finally {
+      for (ServerSocket socket : sockets) {
+        if (socket != null) {
+          socket.close();
+        }
+      }
     }
   }
 

@@ -157,10 +157,11 @@ class ImageIT {
     assertThat(cli.out()).contains("setpoint " + VERSION);
 
     // The default command, on ports of the test's choosing: a durable member storing in the volume.
-    int port = Child.freePort();
+    int[] ports = Child.freePorts(2);
+    int port = ports[0];
     List<String> agent = new ArrayList<>(entrypoint);
     agent.addAll(strings(config.path("config").path("Cmd")));
-    agent.addAll(List.of("-port", String.valueOf(port), "-raft-port", String.valueOf(Child.freePort())));
+    agent.addAll(List.of("-port", String.valueOf(port), "-raft-port", String.valueOf(ports[1])));
     Child member = Child.start(enter(root, user, agent), image, PATH, image.resolve("agent.log"));
     children.add(member);
     member.awaitReady(port);

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.security.auth.module.UnixSystem;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.DigestInputStream;
@@ -19,6 +20,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -167,7 +169,7 @@ class ImageIT {
     member.awaitReady(port);
     assertThat(member.terminate(Duration.ofSeconds(30))).as("exit after SIGTERM; log:\n%s", member.log()).isEqualTo(143);
     assertThat(member.log()).contains("Setpoint agent stopped in").doesNotContain("ERROR", "Exception");
-    try (var stored = Files.list(root.resolve("var/lib/setpoint"))) {
+    try (Stream<Path> stored = Files.list(root.resolve("var/lib/setpoint"))) {
       assertThat(stored).as("the store in the image's data directory").isNotEmpty();
     }
   }
@@ -186,7 +188,7 @@ class ImageIT {
     Path file = image.resolve("blobs/sha256").resolve(digest.substring("sha256:".length()));
     MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
     try (InputStream in = new DigestInputStream(Files.newInputStream(file), sha256)) {
-      in.transferTo(java.io.OutputStream.nullOutputStream());
+      in.transferTo(OutputStream.nullOutputStream());
     }
     assertThat("sha256:" + HexFormat.of().formatHex(sha256.digest())).as("the digest of %s", file).isEqualTo(digest);
     return file;

@@ -90,6 +90,7 @@ class ArchiveIT {
         .toList();
     assertThat(unlisted).as("jars THIRD-PARTY.txt does not list").isEmpty();
     assertThat(notices).contains("License: ");
+    assertThat(Files.readString(home.resolve("LICENSE"))).contains("Apache License", "Version 2.0");
   }
 
   @Test

@@ -1,7 +1,9 @@
 package io.setpoint.server;
 
 import com.google.protobuf.Any;
+import com.google.protobuf.Message;
 import io.setpoint.api.Ids;
+import io.setpoint.api.Types;
 import io.setpoint.api.acl.v1.AclServiceGrpc;
 import io.setpoint.api.acl.v1.BootstrapRequest;
 import io.setpoint.api.acl.v1.CreateTokenRequest;
@@ -11,8 +13,14 @@ import io.setpoint.api.controller.v1.ControllerServiceGrpc;
 import io.setpoint.api.v1.DeleteRequest;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.ResourceServiceGrpc;
+import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.TypeServiceGrpc;
 import io.setpoint.api.v1.WriteRequest;
+import io.setpoint.demo.DemoTypes;
+import io.setpoint.demo.v1.Executive;
+import io.setpoint.demo.v1.RecordLabel;
+import io.setpoint.demo.v2.Album;
+import io.setpoint.demo.v2.Artist;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -95,5 +103,19 @@ public final class AclFixture {
 
   public void deleteToken(String name) {
     stub(management).delete(DeleteRequest.newBuilder().setId(Ids.of(AclTypes.TOKEN, name)).build());
+  }
+
+  /** The data of a demo resource of {@code type} called {@code name}, for the ACL matrices. */
+  static Message demoData(Type type, String name) {
+    if (type.equals(DemoTypes.ARTIST)) {
+      return Artist.newBuilder().setName(name).build();
+    } else if (type.equals(DemoTypes.ALBUM)) {
+      return Album.newBuilder().setName(name).build();
+    } else if (type.equals(DemoTypes.RECORD_LABEL)) {
+      return RecordLabel.newBuilder().setName(name).build();
+    } else if (type.equals(DemoTypes.EXECUTIVE)) {
+      return Executive.newBuilder().setPosition("ceo").build();
+    }
+    throw new IllegalArgumentException(Types.format(type));
   }
 }

@@ -13,17 +13,11 @@ import io.setpoint.api.Tenancies;
 import io.setpoint.api.Types;
 import io.setpoint.api.acl.v1.Policy;
 import io.setpoint.api.v1.DeleteRequest;
-import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.ListRequest;
 import io.setpoint.api.v1.ReadRequest;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.WriteRequest;
-import io.setpoint.demo.DemoTypes;
-import io.setpoint.demo.v1.Executive;
-import io.setpoint.demo.v1.RecordLabel;
-import io.setpoint.demo.v2.Album;
-import io.setpoint.demo.v2.Artist;
 import io.setpoint.resource.Registration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -134,21 +128,9 @@ class AclMatrixTest {
   }
 
   private static Resource resource(Type type, String name) {
-    Message data;
-    if (type.equals(DemoTypes.ARTIST)) {
-      data = Artist.newBuilder().setName(name).build();
-    } else if (type.equals(DemoTypes.ALBUM)) {
-      data = Album.newBuilder().setName(name).build();
-    } else if (type.equals(DemoTypes.RECORD_LABEL)) {
-      data = RecordLabel.newBuilder().setName(name).build();
-    } else if (type.equals(DemoTypes.EXECUTIVE)) {
-      data = Executive.newBuilder().setPosition("ceo").build();
-    } else if (type.equals(AclTypes.POLICY)) {
-      data = Policy.newBuilder().setDescription(name).build();
-    } else {
-      throw new IllegalArgumentException(Types.format(type));
-    }
-    ID id = Ids.of(type, name);
-    return Resource.newBuilder().setId(id).setData(Any.pack(data)).build();
+    Message data = type.equals(AclTypes.POLICY)
+        ? Policy.newBuilder().setDescription(name).build()
+        : AclFixture.demoData(type, name);
+    return Resource.newBuilder().setId(Ids.of(type, name)).setData(Any.pack(data)).build();
   }
 }

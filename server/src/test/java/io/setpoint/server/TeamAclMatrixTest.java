@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.Any;
-import com.google.protobuf.Message;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.setpoint.api.Ids;
@@ -20,10 +19,8 @@ import io.setpoint.api.v1.Tenancy;
 import io.setpoint.api.v1.Type;
 import io.setpoint.api.v1.WriteRequest;
 import io.setpoint.demo.DemoTypes;
-import io.setpoint.demo.v1.Executive;
 import io.setpoint.demo.v1.RecordLabel;
 import io.setpoint.demo.v2.Album;
-import io.setpoint.demo.v2.Artist;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -216,22 +213,11 @@ class TeamAclMatrixTest {
   }
 
   static Resource resource(Type type, Tenancy tenancy, String name) {
-    Message data;
-    if (type.equals(DemoTypes.ARTIST)) {
-      data = Artist.newBuilder().setName(name).build();
-    } else if (type.equals(DemoTypes.ALBUM)) {
-      data = Album.newBuilder().setName(name).build();
-    } else if (type.equals(DemoTypes.RECORD_LABEL)) {
-      data = RecordLabel.newBuilder().setName(name).build();
-    } else if (type.equals(DemoTypes.EXECUTIVE)) {
-      data = Executive.newBuilder().setPosition("ceo").build();
-    } else if (type.equals(AclTypes.POLICY)) {
+    if (type.equals(AclTypes.POLICY)) {
       // team-b's own policy, rewritten unchanged: a team cannot touch another's (or its own) policy
       return TeamPolicies.policyResource("team-b", TeamPolicies.teamRule("team-b"));
-    } else {
-      throw new IllegalArgumentException(Types.format(type));
     }
     ID id = Ids.of(type, tenancy, name);
-    return Resource.newBuilder().setId(id).setData(Any.pack(data)).build();
+    return Resource.newBuilder().setId(id).setData(Any.pack(AclFixture.demoData(type, name))).build();
   }
 }

@@ -17,7 +17,8 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
- * Debian's chromium, headless, driven through its chromium-driver for one test and quit after it.
+ * Debian's chromium, headless, driven through its chromium-driver for one test and quit after it
+ * (as a registered extension), or for as long as its owner wants and quit with {@link #quit()}.
  * With {@code -Dsetpoint.ui.screenshots=DIR}, {@link #screenshot} saves PNGs there (how
  * docs/ui.md's pictures are made); otherwise it does nothing.
  */
@@ -74,6 +75,11 @@ final class Browser implements AfterEachCallback {
 
   @Override
   public void afterEach(ExtensionContext context) {
+    quit();
+  }
+
+  /** Quits the browser, if it runs; the next {@link #open} starts another. */
+  void quit() {
     if (driver != null) {
       driver.quit();
       driver = null;

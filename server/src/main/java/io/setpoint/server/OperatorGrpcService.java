@@ -102,7 +102,7 @@ final class OperatorGrpcService extends OperatorServiceGrpc.OperatorServiceImplB
   private void save(SnapshotStream stream) {
     try {
       StoreSnapshot snapshot = store.snapshot();
-      log.info("sending a snapshot of {} resources at revision {}", snapshot.resources().size(), snapshot.revision());
+      log.info("sending a snapshot of {} resources at revision {}", snapshot.size(), snapshot.revision());
       BackupFile.write(stream, snapshot, replication == null ? "memory" : replication.nodeName(), clock.instant());
       stream.finish();
     } catch (IOException | RuntimeException e) {

@@ -1,6 +1,7 @@
 package io.setpoint.storage;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Timestamp;
 import io.setpoint.api.operator.v1.BackupHeader;
@@ -51,14 +52,18 @@ public final class BackupFile {
     BackupHeader.newBuilder()
         .setFormat(FORMAT)
         .setRevision(snapshot.revision())
-        .setCount(snapshot.resources().size())
+        .setCount(snapshot.size())
         .setNode(node)
         .setTaken(Timestamp.newBuilder().setSeconds(taken.getEpochSecond()).setNanos(taken.getNano()))
         .build()
         .writeDelimitedTo(digested);
-    for (Resource resource : snapshot.resources()) {
-      resource.writeDelimitedTo(digested);
+    // Each resource as the store holds it, encoded: what writeDelimitedTo would write, without decoding.
+    CodedOutputStream resources = CodedOutputStream.newInstance(digested, 1 << 16);
+    for (ByteString resource : snapshot.encoded()) {
+      resources.writeUInt32NoTag(resource.size());
+      resources.writeRawBytes(resource);
     }
+    resources.flush();
     digested.flush();
     BackupTrailer.newBuilder()
         .setSha256(ByteString.copyFrom(sha256.digest()))

@@ -22,7 +22,7 @@ class BackupFileTest {
 
   private static byte[] file() throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    BackupFile.write(out, new StoreSnapshot(9, RESOURCES), "n2", TAKEN);
+    BackupFile.write(out, StoreSnapshot.of(9, RESOURCES), "n2", TAKEN);
     return out.toByteArray();
   }
 

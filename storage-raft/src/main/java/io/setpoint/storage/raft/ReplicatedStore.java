@@ -1,5 +1,6 @@
 package io.setpoint.storage.raft;
 
+import com.google.protobuf.ByteString;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.engine.StoreEngine;
@@ -123,7 +124,7 @@ final class ReplicatedStore {
    * to {@code logIndex}.
    */
   void restore(
-      long revision, List<Resource> resources, List<Applied> remembered, RetainedHistory history, long logIndex) {
+      long revision, List<ByteString> resources, List<Applied> remembered, RetainedHistory history, long logIndex) {
     engine.restore(revision, resources, remembered, history,
         "this member's state was replaced by a snapshot at revision "
             + revision

@@ -1,8 +1,9 @@
 package io.setpoint.storage.raft;
 
-import com.google.protobuf.MessageLite;
-import com.google.protobuf.Parser;
-import io.setpoint.api.v1.Resource;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.UnsafeByteOperations;
 import io.setpoint.storage.engine.StoreEngine.Applied;
 import io.setpoint.storage.engine.StoreEngine.RetainedHistory;
 import io.setpoint.storage.raft.v1.AppliedRequest;
@@ -40,13 +41,13 @@ final class SnapshotFile {
   private static final String TEMPORARY = ".writing";
 
   /**
-   * What a snapshot holds: the store revision, the live resources then, the writes with a request
-   * id the store remembered, oldest first, and the history it retained, so that watches resume
-   * across a restart.
+   * What a snapshot holds: the store revision, the live resources then (encoded, as the store holds
+   * them), the writes with a request id the store remembered, oldest first, and the history it
+   * retained, so that watches resume across a restart.
    */
-  record Contents(long revision, List<Resource> resources, List<Applied> requests, RetainedHistory history) {
+  record Contents(long revision, List<ByteString> resources, List<Applied> requests, RetainedHistory history) {
     /** A snapshot that remembers no request and retains no history. */
-    Contents(long revision, List<Resource> resources) {
+    Contents(long revision, List<ByteString> resources) {
       this(revision, resources, List.of(), RetainedHistory.none(revision));
     }
   }
@@ -77,27 +78,28 @@ final class SnapshotFile {
                   tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
           OutputStream out = new BufferedOutputStream(Channels.newOutputStream(channel), BUFFER)) {
         header.writeDelimitedTo(out);
-        for (Resource resource : contents.resources()) {
-          resource.writeDelimitedTo(out);
+        // The resources as the store holds them, encoded: the bytes writeDelimitedTo would write.
+        CodedOutputStream coded = CodedOutputStream.newInstance(out, BUFFER);
+        for (ByteString resource : contents.resources()) {
+          writeDelimited(coded, resource);
         }
         for (Applied applied : contents.requests()) {
-          AppliedRequest.newBuilder()
+          coded.writeMessageNoTag(AppliedRequest.newBuilder()
               .setRequestId(applied.requestId())
-              .setStored(applied.stored())
-              .build()
-              .writeDelimitedTo(out);
+              .setStored(applied.encoded())
+              .build());
         }
-        for (Resource base : contents.history().bases()) {
-          base.writeDelimitedTo(out);
+        for (ByteString base : contents.history().bases()) {
+          writeDelimited(coded, base);
         }
         for (RetainedHistory.Change change : contents.history().changes()) {
-          RetainedChange.newBuilder()
+          coded.writeMessageNoTag(RetainedChange.newBuilder()
               .setRevision(change.revision())
-              .setResource(change.resource())
+              .setResource(change.encoded())
               .setDeleted(change.deleted())
-              .build()
-              .writeDelimitedTo(out);
+              .build());
         }
+        coded.flush();
         out.flush();
         channel.force(true);
       }
@@ -107,6 +109,11 @@ final class SnapshotFile {
       throw e;
     }
     syncDirectory(target.getParent());
+  }
+
+  private static void writeDelimited(CodedOutputStream out, ByteString message) throws IOException {
+    out.writeUInt32NoTag(message.size());
+    out.writeRawBytes(message);
   }
 
   /**
@@ -148,14 +155,14 @@ final class SnapshotFile {
       if (header == null || (header.getFormat() != FORMAT && header.getFormat() != WITHOUT_HISTORY)) {
         throw new IOException(file + " is not a snapshot of format " + WITHOUT_HISTORY + " or " + FORMAT + ": " + header);
       }
-      List<Resource> resources = readDelimited(in, file, header.getCount(), "resources", Resource.parser());
-      List<Applied> requests = readDelimited(in, file, header.getRequests(), "requests", AppliedRequest.parser())
+      List<ByteString> resources = readResources(in, file, header.getCount(), "resources");
+      List<Applied> requests = readDelimited(in, file, header.getRequests(), "requests", AppliedRequest.parser()::parseDelimitedFrom)
           .stream().map(r -> new Applied(r.getRequestId(), r.getStored())).toList();
       RetainedHistory history = RetainedHistory.none(header.getRevision());
       if (header.getFormat() == FORMAT) {
-        List<Resource> bases = readDelimited(in, file, header.getBases(), "bases", Resource.parser());
+        List<ByteString> bases = readResources(in, file, header.getBases(), "bases");
         List<RetainedHistory.Change> changes = readDelimited(in, file, header.getChanges(), "changes",
-            RetainedChange.parser()).stream()
+            RetainedChange.parser()::parseDelimitedFrom).stream()
             .map(c -> new RetainedHistory.Change(c.getRevision(), c.getResource(), c.getDeleted())).toList();
         history = new RetainedHistory(header.getFloor(), bases, changes);
       }
@@ -167,16 +174,44 @@ final class SnapshotFile {
     }
   }
 
+  /**
+   * The {@code claimed} length-delimited resources next in {@code in}, kept encoded (the store
+   * decodes each as it restores it), all of them or an exception.
+   */
+  private static List<ByteString> readResources(InputStream in, Path file, long claimed, String what)
+      throws IOException {
+    return readDelimited(in, file, claimed, what, SnapshotFile::readRaw);
+  }
+
+  /** One length-delimited message as its bytes; null at the end of the file. */
+  private static ByteString readRaw(InputStream in) throws IOException {
+    int first = in.read();
+    if (first == -1) {
+      return null;
+    }
+    int size = CodedInputStream.readRawVarint32(first, in);
+    byte[] bytes = in.readNBytes(size);
+    if (bytes.length != size) {
+      throw new IOException("a message of " + size + " bytes is cut short after " + bytes.length);
+    }
+    return UnsafeByteOperations.unsafeWrap(bytes);
+  }
+
+  /** Reads one length-delimited message, or null at the end of the input. */
+  private interface Delimited<T> {
+    T read(InputStream in) throws IOException;
+  }
+
   /** The {@code claimed} length-delimited messages next in {@code in}, all of them or an exception. */
-  private static <T extends MessageLite> List<T> readDelimited(
-      InputStream in, Path file, long claimed, String what, Parser<T> parser) throws IOException {
+  private static <T> List<T> readDelimited(
+      InputStream in, Path file, long claimed, String what, Delimited<T> parser) throws IOException {
     if (claimed > Integer.MAX_VALUE) {
       throw new IOException(file + " claims " + claimed + " " + what);
     }
     int count = (int) claimed;
     List<T> read = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      T message = parser.parseDelimitedFrom(in);
+      T message = parser.read(in);
       if (message == null) {
         throw new IOException(file + " ends after " + i + " of " + count + " " + what);
       }

@@ -1,6 +1,6 @@
 package io.setpoint.storage.raft;
 
-import io.setpoint.api.v1.Resource;
+import com.google.protobuf.ByteString;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.engine.StoreEngine;
 import java.io.File;
@@ -84,20 +84,20 @@ final class SnapshotWriter implements AutoCloseable {
     }
     // The image copies references only; the live set is copied here only after a walk lost its revision.
     StoreEngine.Image image = store.engine().image();
-    List<Resource> copied = null;
+    List<ByteString> copied = null;
     if (copyOnApplyThread) {
       copied = new ArrayList<>();
       store.engine().forEachLive(copied::add);
     }
-    List<Resource> live = copied;
+    List<ByteString> live = copied;
     long started = System.nanoTime();
     writing = CompletableFuture.runAsync(() -> write(last, image, live, file, started), executor);
     return RaftLog.INVALID_LOG_INDEX;
   }
 
-  private void write(TermIndex last, StoreEngine.Image image, List<Resource> copied, File file, long started) {
+  private void write(TermIndex last, StoreEngine.Image image, List<ByteString> copied, File file, long started) {
     long revision = image.revision();
-    List<Resource> live = copied;
+    List<ByteString> live = copied;
     if (live == null) {
       live = new ArrayList<>();
       try {

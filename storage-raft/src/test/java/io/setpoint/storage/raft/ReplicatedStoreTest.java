@@ -1,5 +1,6 @@
 package io.setpoint.storage.raft;
 
+import com.google.protobuf.ByteString;
 import static io.setpoint.storage.conformance.Fixtures.DEFAULT_TENANCY;
 import static io.setpoint.storage.conformance.Fixtures.WIDGET;
 import static io.setpoint.storage.conformance.Fixtures.assertFails;
@@ -74,8 +75,8 @@ class ReplicatedStoreTest {
     for (Batch batch : log) {
       assertThat(two.apply(batch)).isEqualTo(one.apply(batch));
     }
-    List<Resource> first = new ArrayList<>();
-    List<Resource> second = new ArrayList<>();
+    List<ByteString> first = new ArrayList<>();
+    List<ByteString> second = new ArrayList<>();
     one.engine().forEachLive(first::add);
     two.engine().forEachLive(second::add);
     assertThat(second).isEqualTo(first).hasSize(3);
@@ -96,7 +97,7 @@ class ReplicatedStoreTest {
 
     // A member restored from a snapshot decides the repeat alike.
     ReplicatedStore restored = new ReplicatedStore(Limits.DEFAULT);
-    restored.restore(store.engine().revision(), List.of(stored), store.engine().image().requests(),
+    restored.restore(store.engine().revision(), List.of(stored.toByteString()), store.engine().image().requests(),
         RetainedHistory.none(store.engine().revision()), 3);
     assertThat(restored.apply(Batch.newBuilder().addOps(create).build()).getOutcomes(0).getRepeated())
         .isEqualTo(stored);
@@ -111,7 +112,7 @@ class ReplicatedStoreTest {
     assertThat(watch.poll(Duration.ofSeconds(1)).hasEndOfSnapshot()).isTrue();
 
     Resource restored = resource(id("z")).toBuilder().setVersion("40").build();
-    store.restore(50, List.of(restored), List.of(), RetainedHistory.none(50), 7);
+    store.restore(50, List.of(restored.toByteString()), List.of(), RetainedHistory.none(50), 7);
 
     assertFails(Reason.WATCH_CLOSED, () -> watch.poll(Duration.ofSeconds(1)));
     assertFails(Reason.COMPACTED, () -> store.engine().watch(WIDGET, DEFAULT_TENANCY, "", 1));

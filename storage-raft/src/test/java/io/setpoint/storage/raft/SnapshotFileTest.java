@@ -1,5 +1,6 @@
 package io.setpoint.storage.raft;
 
+import com.google.protobuf.ByteString;
 import static io.setpoint.storage.conformance.Fixtures.data;
 import static io.setpoint.storage.conformance.Fixtures.id;
 import static io.setpoint.storage.conformance.Fixtures.resource;
@@ -23,6 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
 class SnapshotFileTest {
   @TempDir Path dir;
 
+  private static List<ByteString> encoded(List<Resource> resources) {
+    return resources.stream().map(Resource::toByteString).toList();
+  }
+
   private static List<Resource> resources(int n) {
     return java.util.stream.IntStream.range(0, n)
         .mapToObj(i -> resource(id("r" + i)).toBuilder().setVersion(Integer.toString(i + 1)).build())
@@ -33,10 +38,10 @@ class SnapshotFileTest {
   void readsBackWhatWasWritten() throws IOException {
     Path file = dir.resolve("snapshot.1_10");
     List<Resource> written = resources(3);
-    SnapshotFile.write(file, new SnapshotFile.Contents(42, written));
+    SnapshotFile.write(file, new SnapshotFile.Contents(42, encoded(written)));
     SnapshotFile.Contents read = SnapshotFile.read(file);
     assertThat(read.revision()).isEqualTo(42);
-    assertThat(read.resources()).containsExactlyElementsOf(written);
+    assertThat(read.resources()).containsExactlyElementsOf(encoded(written));
     assertThat(dir).isDirectoryNotContaining(p -> p.getFileName().toString().endsWith(".writing"));
   }
 
@@ -45,7 +50,7 @@ class SnapshotFileTest {
     Path file = dir.resolve("snapshot.1_10");
     List<Resource> written = resources(3);
     List<Applied> requests = List.of(new Applied("r2", written.get(1)), new Applied("r1", written.get(0)));
-    SnapshotFile.Contents contents = new SnapshotFile.Contents(42, written, requests, RetainedHistory.none(42));
+    SnapshotFile.Contents contents = new SnapshotFile.Contents(42, encoded(written), requests, RetainedHistory.none(42));
     SnapshotFile.write(file, contents);
     assertThat(SnapshotFile.read(file)).isEqualTo(contents);
   }
@@ -56,11 +61,11 @@ class SnapshotFileTest {
     Resource base = resource(id("r0")).toBuilder().setVersion("1").build();
     Resource updated = base.toBuilder().setVersion("3").build();
     Resource created = resource(id("r9")).toBuilder().setVersion("4").build();
-    RetainedHistory history = new RetainedHistory(2, List.of(base), List.of(
+    RetainedHistory history = RetainedHistory.of(2, List.of(base), List.of(
         new RetainedHistory.Change(3, updated, false),
         new RetainedHistory.Change(4, created, false),
         new RetainedHistory.Change(5, created, true)));
-    SnapshotFile.Contents contents = new SnapshotFile.Contents(5, List.of(updated), List.of(), history);
+    SnapshotFile.Contents contents = new SnapshotFile.Contents(5, encoded(List.of(updated)), List.of(), history);
     SnapshotFile.write(file, contents);
     assertThat(SnapshotFile.read(file)).isEqualTo(contents);
   }
@@ -75,7 +80,7 @@ class SnapshotFileTest {
         r.writeDelimitedTo(out);
       }
     }
-    assertThat(SnapshotFile.read(file)).isEqualTo(new SnapshotFile.Contents(42, written));
+    assertThat(SnapshotFile.read(file)).isEqualTo(new SnapshotFile.Contents(42, encoded(written)));
   }
 
   @Test
@@ -88,7 +93,7 @@ class SnapshotFileTest {
   @Test
   void aTruncatedFileIsRejected() throws IOException {
     Path file = dir.resolve("snapshot.1_10");
-    SnapshotFile.write(file, new SnapshotFile.Contents(42, resources(3)));
+    SnapshotFile.write(file, new SnapshotFile.Contents(42, encoded(resources(3))));
     byte[] whole = Files.readAllBytes(file);
     Files.write(file, Arrays.copyOf(whole, whole.length - 10));
     assertThatThrownBy(() -> SnapshotFile.read(file)).isInstanceOf(IOException.class);
@@ -97,7 +102,7 @@ class SnapshotFileTest {
   @Test
   void trailingBytesAreRejected() throws IOException {
     Path file = dir.resolve("snapshot.1_10");
-    SnapshotFile.write(file, new SnapshotFile.Contents(42, resources(2)));
+    SnapshotFile.write(file, new SnapshotFile.Contents(42, encoded(resources(2))));
     byte[] whole = Files.readAllBytes(file);
     byte[] longer = Arrays.copyOf(whole, whole.length + 3);
     Files.write(file, longer);
@@ -115,7 +120,7 @@ class SnapshotFileTest {
           .map(r -> r.toBuilder().setData(data("x".repeat(1 << 20))).build())
           .toList();
 
-      assertThatThrownBy(() -> SnapshotFile.write(file, new SnapshotFile.Contents(42, tooMany)))
+      assertThatThrownBy(() -> SnapshotFile.write(file, new SnapshotFile.Contents(42, encoded(tooMany))))
           .isInstanceOf(IOException.class)
           .hasMessageContaining("No space left on device");
 

@@ -1,5 +1,6 @@
 package io.setpoint.storage.raft;
 
+import com.google.protobuf.ByteString;
 import static io.setpoint.storage.conformance.Fixtures.changed;
 import static io.setpoint.storage.conformance.Fixtures.id;
 import static io.setpoint.storage.conformance.Fixtures.resource;
@@ -61,7 +62,7 @@ class SnapshotWriterTest {
     ReplicatedStore store = new ReplicatedStore(Limits.DEFAULT);
     Resource a = resource(id("a"));
     store.apply(Batch.newBuilder().addOps(write(a)).addOps(write(resource(id("b")))).build());
-    List<Resource> before = new ArrayList<>();
+    List<ByteString> before = new ArrayList<>();
     store.engine().forEachLive(before::add);
 
     assertThat(writer.take(TermIndex.valueOf(1, 2), store, file(2))).isEqualTo(RaftLog.INVALID_LOG_INDEX);
@@ -119,7 +120,7 @@ class SnapshotWriterTest {
     runPending();
     SnapshotFile.Contents contents = SnapshotFile.readVerified(file(9).toPath());
     assertThat(contents.revision()).isEqualTo(9);
-    assertThat(contents.resources()).containsExactly(asTaken);
+    assertThat(contents.resources()).containsExactly(asTaken.toByteString());
     assertThat(writer.take(TermIndex.valueOf(1, 17), store, file(17))).isEqualTo(9);
   }
 }

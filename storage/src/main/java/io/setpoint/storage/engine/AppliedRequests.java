@@ -1,5 +1,6 @@
 package io.setpoint.storage.engine;
 
+import com.google.protobuf.ByteString;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.engine.StoreEngine.Applied;
@@ -27,10 +28,16 @@ final class AppliedRequests {
 
   private final int maxRequests;
   private final long maxBytes;
-  private final Map<String, Applied> byId = new HashMap<>();
+  private final Map<String, Remembered> byId = new HashMap<>();
   /** Oldest first; an id written again is forgotten only when its newest entry is. */
-  private final ArrayDeque<Applied> order = new ArrayDeque<>();
+  private final ArrayDeque<Remembered> order = new ArrayDeque<>();
   private long bytes;
+
+  /**
+   * One remembered write: the key it wrote (the string the index holds) and what it stored, encoded
+   * (the bytes the index holds), so remembering costs no copy of the resource.
+   */
+  private record Remembered(String requestId, String key, ByteString stored) {}
 
   /** Remembers none yet, within {@link #MAX_REQUESTS} and {@link #MAX_BYTES}. */
   AppliedRequests() {
@@ -45,7 +52,7 @@ final class AppliedRequests {
   /** Remembers {@code applied}, oldest first, as {@link #entries()} lists them. */
   static AppliedRequests of(List<Applied> applied) {
     AppliedRequests requests = new AppliedRequests();
-    applied.forEach(a -> requests.record(a.requestId(), a.stored()));
+    applied.forEach(a -> requests.record(a.requestId(), StoreKeys.of(a.stored().getId()), a.encoded()));
     return requests;
   }
 
@@ -55,30 +62,31 @@ final class AppliedRequests {
    * another resource does not make that write a repeat.
    */
   Resource find(String requestId, ID id) {
-    Applied applied = byId.get(requestId);
-    if (applied == null || !StoreKeys.of(applied.stored().getId()).equals(StoreKeys.of(id))) {
+    Remembered remembered = byId.get(requestId);
+    if (remembered == null || !remembered.key().equals(StoreKeys.of(id))) {
       return null;
     }
-    return applied.stored();
+    return Entry.decode(remembered.stored());
   }
 
   /**
-   * What a delete of {@code id} that carried a request id is remembered by: the name alone, since
-   * only its being a repeat matters, not what it deleted ({@code deleted}, or null for nothing).
+   * Remembers a delete of {@code id} that carried {@code requestId} by the name alone, since only
+   * its being a repeat matters, not what it deleted ({@code deleted}, or null for nothing).
    */
-  static Resource deleted(ID id, Resource deleted) {
-    return Resource.newBuilder().setId(deleted != null ? deleted.getId() : id).build();
+  void recordDelete(String requestId, ID id, Resource deleted) {
+    Resource name = Resource.newBuilder().setId(deleted != null ? deleted.getId() : id).build();
+    record(requestId, StoreKeys.of(id), name.toByteString());
   }
 
-  /** Remembers that the write carrying {@code requestId} stored {@code stored}. */
-  void record(String requestId, Resource stored) {
-    Applied applied = new Applied(requestId, stored);
-    byId.put(requestId, applied);
-    order.addLast(applied);
-    bytes += stored.getSerializedSize();
+  /** Remembers that the write carrying {@code requestId} stored {@code stored} under {@code key}. */
+  void record(String requestId, String key, ByteString stored) {
+    Remembered remembered = new Remembered(requestId, key, stored);
+    byId.put(requestId, remembered);
+    order.addLast(remembered);
+    bytes += stored.size();
     while (order.size() > maxRequests || (bytes > maxBytes && order.size() > 1)) {
-      Applied oldest = order.removeFirst();
-      bytes -= oldest.stored().getSerializedSize();
+      Remembered oldest = order.removeFirst();
+      bytes -= oldest.stored().size();
       byId.remove(oldest.requestId(), oldest);
     }
   }
@@ -90,6 +98,10 @@ final class AppliedRequests {
 
   /** Every remembered write, oldest first: what a snapshot keeps, for {@link #of} to restore. */
   List<Applied> entries() {
-    return new ArrayList<>(order);
+    List<Applied> out = new ArrayList<>(order.size());
+    for (Remembered remembered : order) {
+      out.add(new Applied(remembered.requestId(), remembered.stored()));
+    }
+    return out;
   }
 }

@@ -1,6 +1,8 @@
 package io.setpoint.storage.engine;
 
+import com.google.protobuf.ByteString;
 import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.engine.StoreEngine.Limits;
 import io.setpoint.storage.engine.StoreEngine.RetainedHistory;
 import java.util.ArrayList;
@@ -66,34 +68,42 @@ final class HistoryRing {
     compacted.accept(evicted);
   }
 
-  /** What an entry counts against the byte budget (memoized by protobuf). */
+  /** What an entry counts against the byte budget. */
   private static long bytes(Entry entry) {
-    return entry.resource.getSerializedSize();
+    return entry.encodedSize();
   }
 
-  /** Every retained change after {@code since} that {@code query} selects, oldest first. */
-  List<Entry> since(long since, Query query) {
-    List<Entry> out = new ArrayList<>();
+  /** Every retained change after {@code since} that {@code query} selects, oldest first, as events. */
+  List<WatchEvent> since(long since, Query query) {
+    List<WatchEvent> out = new ArrayList<>();
+    // The key says all but the group version: decode only what it lets through.
+    String prefix = query.rangePrefix();
     for (int i = 0; i < size; i++) {
       Entry e = ring[(oldest + i) % ring.length];
-      if (e.revision > since && query.matches(e.resource)) {
-        out.add(e);
+      if (e.revision > since && e.key.startsWith(prefix)) {
+        Resource resource = e.resource();
+        if (query.matches(resource)) {
+          out.add(Entry.event(e.revision, resource, e.deleted));
+        }
       }
     }
     return out;
   }
 
-  /** The retained history, for a snapshot; only references are copied, in one walk. */
+  /**
+   * The retained history, for a snapshot; by the writer, which it holds up for one walk that copies
+   * references only (the encoded resources are shared, never decoded here).
+   */
   RetainedHistory retained() {
     List<RetainedHistory.Change> changes = new ArrayList<>(size);
-    List<Resource> bases = new ArrayList<>();
+    List<ByteString> bases = new ArrayList<>();
     for (int i = 0; i < size; i++) {
       Entry e = ring[(oldest + i) % ring.length];
-      changes.add(new RetainedHistory.Change(e.revision, e.resource, e.deleted));
+      changes.add(new RetainedHistory.Change(e.revision, e.encoded(), e.deleted));
       // A previous version at or before the floor makes this its key's oldest retained change.
       Entry before = e.previous();
       if (before != null && before.revision <= floor && !before.deleted) {
-        bases.add(before.resource);
+        bases.add(before.encoded());
       }
     }
     return new RetainedHistory(floor, bases, changes);

@@ -1,5 +1,6 @@
 package io.setpoint.storage.engine;
 
+import com.google.protobuf.ByteString;
 import io.setpoint.api.Ids;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.engine.StoreEngine.Limits;
@@ -30,27 +31,32 @@ final class IndexRestore {
    *     outside 1..{@code revision}, a key twice, a change that is not the next revision, or
    *     changes that do not end in {@code resources}
    */
-  static ResourceIndex restore(Limits limits, long revision, Iterable<Resource> resources, RetainedHistory history) {
+  static ResourceIndex restore(Limits limits, long revision, List<ByteString> resources, RetainedHistory history) {
+    List<Resource> changes = new ArrayList<>(history.changes().size());
     Set<String> changed = new HashSet<>();
     for (RetainedHistory.Change change : history.changes()) {
-      changed.add(StoreKeys.of(change.resource().getId()));
+      Resource resource = Entry.decode(change.encoded());
+      changes.add(resource);
+      changed.add(StoreKeys.of(resource.getId()));
     }
     ResourceIndex index = new ResourceIndex(limits);
     long floor = history.floor();
-    for (Resource base : history.bases()) {
-      restoreLive(index, base, floor);
+    for (ByteString base : history.bases()) {
+      restoreLive(index, Entry.decode(base), base, floor);
     }
     List<Resource> changedLive = new ArrayList<>();
-    for (Resource resource : resources) {
+    for (ByteString encoded : resources) {
+      Resource resource = Entry.decode(encoded);
       if (changed.contains(StoreKeys.of(resource.getId()))) {
         changedLive.add(resource);
       } else {
-        restoreLive(index, resource, floor);
+        restoreLive(index, resource, encoded, floor);
       }
     }
     index.startAt(floor);
-    for (RetainedHistory.Change change : history.changes()) {
-      reapply(index, change);
+    for (int i = 0; i < changes.size(); i++) {
+      RetainedHistory.Change change = history.changes().get(i);
+      reapply(index, change, changes.get(i));
     }
     if (index.revision() != revision) {
       throw new IllegalArgumentException("the history ends at revision " + index.revision() + ", not " + revision);
@@ -58,7 +64,7 @@ final class IndexRestore {
     long liveChanged = changed.stream().map(index.chains::newest).filter(e -> e != null && !e.deleted).count();
     for (Resource resource : changedLive) {
       Entry head = index.chains.newest(StoreKeys.of(resource.getId()));
-      if (head == null || head.deleted || !head.resource.equals(resource)) {
+      if (head == null || head.deleted || !head.resource().equals(resource)) {
         throw new IllegalArgumentException("the history does not end in " + Ids.format(resource.getId())
             + " at version " + resource.getVersion());
       }
@@ -70,8 +76,8 @@ final class IndexRestore {
     return index;
   }
 
-  /** Adds {@code resource}, whose version is at most {@code at}, as its key's only version. */
-  private static void restoreLive(ResourceIndex index, Resource resource, long at) {
+  /** Adds {@code resource} ({@code encoded}), whose version is at most {@code at}, as its key's only version. */
+  private static void restoreLive(ResourceIndex index, Resource resource, ByteString encoded, long at) {
     long version;
     try {
       version = Long.parseLong(resource.getVersion());
@@ -86,13 +92,12 @@ final class IndexRestore {
     if (index.chains.contains(key)) {
       throw new IllegalArgumentException(Ids.format(resource.getId()) + " is restored twice");
     }
-    index.chains.put(null, new Entry(key, version, resource, false, null));
+    index.chains.put(null, new Entry(key, version, Entry.array(encoded), false, null));
     index.owners.add(key, resource);
   }
 
   /** Applies a retained change again, at the revision it was made. */
-  private static void reapply(ResourceIndex index, RetainedHistory.Change change) {
-    Resource resource = change.resource();
+  private static void reapply(ResourceIndex index, RetainedHistory.Change change, Resource resource) {
     if (change.revision() != index.revision() + 1) {
       throw new IllegalArgumentException(
           "change at revision " + change.revision() + " follows revision " + index.revision());
@@ -104,11 +109,11 @@ final class IndexRestore {
     String key = StoreKeys.of(resource.getId());
     Chain chain = index.chains.get(key);
     Entry head = chain == null ? null : chain.newest;
-    Resource live = head == null || head.deleted ? null : head.resource;
+    Resource live = head == null || head.deleted ? null : head.resource();
     if (change.deleted() && live == null) {
       throw new IllegalArgumentException("the delete at revision " + change.revision() + " deletes nothing");
     }
-    Entry entry = new Entry(key, change.revision(), resource, change.deleted(), head);
+    Entry entry = new Entry(key, change.revision(), Entry.array(change.encoded()), change.deleted(), head);
     index.chains.put(chain, entry);
     if (live != null) {
       index.owners.remove(key, live);

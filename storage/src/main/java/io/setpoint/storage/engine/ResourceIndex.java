@@ -1,11 +1,12 @@
 package io.setpoint.storage.engine;
 
-import com.google.protobuf.Any;
+import com.google.protobuf.ByteString;
 import io.setpoint.api.Ids;
 import io.setpoint.api.Resources;
 import io.setpoint.api.Types;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
+import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.Backend.Page;
 import io.setpoint.storage.StorageException.Reason;
 import io.setpoint.storage.StorageException;
@@ -58,14 +59,14 @@ final class ResourceIndex {
   }
 
   /**
-   * Calls {@code action} with every live resource, in key order. Must be called by the writer, so
-   * that the set is that of one revision (for writing a snapshot).
+   * Calls {@code action} with every live resource, encoded, in key order. Must be called by the
+   * writer, so that the set is that of one revision (for writing a snapshot).
    */
-  void forEachLive(Consumer<Resource> action) {
+  void forEachLive(Consumer<ByteString> action) {
     for (Chain chain : chains.all()) {
       Entry head = chain.newest;
       if (!head.deleted) {
-        action.accept(head.resource);
+        action.accept(head.encoded());
       }
     }
   }
@@ -78,9 +79,9 @@ final class ResourceIndex {
    * @throws StorageException {@code COMPACTED} when history that revision needs was cut, before
    *     or during the walk
    */
-  void forEachLiveAt(long atRevision, Consumer<Resource> action) {
+  void forEachLiveAt(long atRevision, Consumer<ByteString> action) {
     checkRetained(atRevision);
-    forEachLiveAt(chains.all(), atRevision, entry -> action.accept(entry.resource));
+    forEachLiveAt(chains.all(), atRevision, entry -> action.accept(entry.encoded()));
   }
 
   /** The entries of {@code range} live at {@code at}, in key order, then a check that {@code at} was still readable. */
@@ -104,7 +105,7 @@ final class ResourceIndex {
     StorageException last = null;
     for (int attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
       long at = revision;
-      List<Resource> live = new ArrayList<>();
+      List<ByteString> live = new ArrayList<>();
       try {
         forEachLiveAt(at, live::add);
         return new StoreSnapshot(at, live);
@@ -128,14 +129,25 @@ final class ResourceIndex {
 
   // ---- writes (single writer) ----
 
+  /**
+   * One change applied: its entry, and the resource it stored or deleted, decoded, for the caller
+   * to answer and tell the watchers without decoding the entry again.
+   */
+  record Written(Entry entry, Resource resource) {}
+
   /** Applies a CAS write; see {@link io.setpoint.storage.Backend#writeCas}. */
-  Entry write(Resource resource) {
+  Written write(Resource resource) {
     String probe = StoreKeys.of(resource.getId());
     Chain chain = chains.get(probe);
     Entry head = chain == null ? null : chain.newest;
+    Resource live = head == null || head.deleted ? null : head.resource();
+    return write(resource, probe, chain, head, live);
+  }
+
+  /** {@link #write(Resource)} over the chain of {@code probe}, whose newest entry and live resource were read. */
+  private Written write(Resource resource, String probe, Chain chain, Entry head, Resource live) {
     // History holds one entry per revision: let them all share the key string already stored.
     String key = head != null ? head.key : probe;
-    Resource live = head == null || head.deleted ? null : head.resource;
     if (live != null && !live.getId().getUid().equals(resource.getId().getUid())) {
       throw new StorageException(
           Reason.WRONG_UID,
@@ -149,10 +161,8 @@ final class ResourceIndex {
               : "version " + resource.getVersion() + " does not match the stored version " + live.getVersion());
     }
     long next = revision + 1;
-    Resource stored = live == null
-        ? Resources.withVersion(resource, Long.toString(next))
-        : sharingWith(live, resource, Long.toString(next));
-    Entry entry = new Entry(key, next, stored, false, head);
+    Resource stored = Resources.withVersion(resource, Long.toString(next));
+    Entry entry = Entry.of(key, next, stored, false, head);
     chains.put(chain, entry);
     if (live == null) {
       owners.add(key, stored);
@@ -161,7 +171,7 @@ final class ResourceIndex {
       owners.add(key, stored);
     }
     commit(entry);
-    return entry;
+    return new Written(entry, stored);
   }
 
   /**
@@ -172,38 +182,16 @@ final class ResourceIndex {
    * @throws StorageException {@code UNDECIDED} when the stored state needs the caller's decision;
    *     {@code GROUP_VERSION_MISMATCH} when the resource is stored under another group version
    */
-  Entry put(Resource input, String uid, String generation) {
-    Chain chain = chains.get(StoreKeys.of(input.getId()));
+  Written put(Resource input, String uid, String generation) {
+    String probe = StoreKeys.of(input.getId());
+    Chain chain = chains.get(probe);
     Entry head = chain == null ? null : chain.newest;
-    Resource live = head == null || head.deleted ? null : head.resource;
+    Resource live = head == null || head.deleted ? null : head.resource();
     if (live != null) {
       checkGroupVersion(input.getId(), live);
     }
     Resource next = BlindWriteRule.over(live, input, uid, generation);
-    return next == live ? null : write(next);
-  }
-
-  /**
-   * {@code resource} at {@code version}, holding {@code live}'s objects where they are equal: its id,
-   * owner and generation, and its data's type URL. The history keeps many versions of a key, and
-   * each held its own copies of the same strings, parsed afresh from its write, for every young
-   * collection to copy until they reached the old generation.
-   */
-  private static Resource sharingWith(Resource live, Resource resource, String version) {
-    Any data = resource.hasData() ? resource.getData() : null;
-    String typeUrl = live.hasData() ? live.getData().getTypeUrl() : null;
-    // Rebuilt only where that saves a string: an equal URL that is not already the same object.
-    if (data != null && typeUrl != null && data.getTypeUrl() != typeUrl && data.getTypeUrl().equals(typeUrl)) {
-      data = data.toBuilder().setTypeUrl(typeUrl).build();
-    }
-    return Resources.of(equalOr(live.getId(), resource.getId()),
-        resource.hasOwner() ? equalOr(live.getOwner(), resource.getOwner()) : null, version,
-        equalOr(live.getGeneration(), resource.getGeneration()), resource.getMetadataMap(), resource.getStatusMap(), data);
-  }
-
-  /** {@code kept} when it equals {@code fresh}, else {@code fresh}. */
-  private static <T> T equalOr(T kept, T fresh) {
-    return kept.equals(fresh) ? kept : fresh;
+    return next == live ? null : write(next, probe, chain, head, live);
   }
 
   /**
@@ -211,14 +199,14 @@ final class ResourceIndex {
    *
    * @return the tombstone, or null when nothing matched
    */
-  Entry delete(ID id, String version) {
+  Written delete(ID id, String version) {
     String key = StoreKeys.of(id);
     Chain chain = chains.get(key);
     Entry head = chain == null ? null : chain.newest;
     if (head == null || head.deleted) {
       return null;
     }
-    Resource live = head.resource;
+    Resource live = head.resource();
     if (!id.getUid().isEmpty() && !id.getUid().equals(live.getId().getUid())) {
       return null;
     }
@@ -228,11 +216,11 @@ final class ResourceIndex {
           Reason.CAS_FAILURE,
           "version " + version + " does not match the stored version " + live.getVersion());
     }
-    Entry tombstone = new Entry(head.key, revision + 1, live, true, head);
+    Entry tombstone = Entry.tombstone(revision + 1, head);
     chains.put(chain, tombstone);
     owners.remove(key, live);
     commit(tombstone);
-    return tombstone;
+    return new Written(tombstone, live);
   }
 
   /**
@@ -243,7 +231,7 @@ final class ResourceIndex {
    * @throws StorageException {@code COMPACTED} when changes after {@code since} are no longer all
    *     retained; {@code FUTURE_REVISION} when {@code since} is after this store's revision
    */
-  List<Entry> changesSince(long since, Query query) {
+  List<WatchEvent> changesSince(long since, Query query) {
     if (Long.compareUnsigned(since, revision) > 0) {
       // Resuming there would skip whatever this store commits up to it: refuse, as a page token
       // from the future is refused.
@@ -279,13 +267,12 @@ final class ResourceIndex {
   /** The live resource named by {@code id}; see {@link io.setpoint.storage.Backend#read}. */
   Resource read(ID id) {
     Entry head = chains.newest(StoreKeys.of(id));
-    if (head == null
-        || head.deleted
-        || (!id.getUid().isEmpty() && !id.getUid().equals(head.resource.getId().getUid()))) {
+    Resource live = head == null || head.deleted ? null : head.resource();
+    if (live == null || (!id.getUid().isEmpty() && !id.getUid().equals(live.getId().getUid()))) {
       throw new StorageException(Reason.NOT_FOUND, Ids.format(id) + " not found");
     }
-    checkGroupVersion(id, head.resource);
-    return head.resource;
+    checkGroupVersion(id, live);
+    return live;
   }
 
   /** One page of a listing; see {@link io.setpoint.storage.Backend#list}. */
@@ -303,14 +290,18 @@ final class ResourceIndex {
     boolean more = false;
     for (Map.Entry<String, Chain> e : range.entrySet()) {
       Entry visible = e.getValue().newest.asOf(at);
-      if (visible == null || visible.deleted || !query.matches(visible.resource)) {
+      if (visible == null || visible.deleted) {
+        continue;
+      }
+      Resource resource = visible.resource();
+      if (!query.matches(resource)) {
         continue;
       }
       if (limit > 0 && page.size() == limit) {
         more = true;
         break;
       }
-      page.add(visible.resource);
+      page.add(resource);
       lastKey = e.getKey();
     }
     checkRetained(at);
@@ -319,18 +310,15 @@ final class ResourceIndex {
   }
 
   /**
-   * Every resource {@code query} selects as of {@code atRevision}, as entries, in key order.
+   * The entries of every resource in {@code query}'s key range live at {@code atRevision}, in key
+   * order, still encoded: {@code query} itself is checked as each is decoded for delivery, so that
+   * a watch's snapshot of a large store holds a reference per resource, not a decoded copy.
    *
    * @throws StorageException {@code COMPACTED} when that revision is no longer readable
    */
   List<Entry> snapshot(Query query, long atRevision) {
-    String prefix = query.rangePrefix();
     List<Entry> out = new ArrayList<>();
-    forEachLiveAt(chains.range(prefix).values(), atRevision, entry -> {
-      if (query.matches(entry.resource)) {
-        out.add(entry);
-      }
-    });
+    forEachLiveAt(chains.range(query.rangePrefix()).values(), atRevision, out::add);
     return out;
   }
 
@@ -343,10 +331,11 @@ final class ResourceIndex {
     List<Resource> out = new ArrayList<>(sorted.size());
     for (String key : sorted) {
       Entry head = chains.newest(key);
+      Resource live = head == null || head.deleted ? null : head.resource();
       // Anchored to the owner's uid alone: an owner rewritten under another group version is the
       // same incarnation and keeps its children.
-      if (head != null && !head.deleted && head.resource.getOwner().getUid().equals(owner.getUid())) {
-        out.add(head.resource);
+      if (live != null && live.getOwner().getUid().equals(owner.getUid())) {
+        out.add(live);
       }
     }
     return out;

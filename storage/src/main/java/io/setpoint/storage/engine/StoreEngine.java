@@ -1,5 +1,6 @@
 package io.setpoint.storage.engine;
 
+import com.google.protobuf.ByteString;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
@@ -187,8 +188,8 @@ public final class StoreEngine {
 
   // ---- snapshots
 
-  /** Calls {@code action} with every live resource, in key order; by the writer. */
-  public void forEachLive(Consumer<Resource> action) {
+  /** Calls {@code action} with every live resource, encoded, in key order; by the writer. */
+  public void forEachLive(Consumer<ByteString> action) {
     state.index.forEachLive(action);
   }
 
@@ -209,7 +210,7 @@ public final class StoreEngine {
    * @throws IllegalArgumentException when the snapshot's parts disagree (see {@link #checkRestore})
    */
   public void restore(
-      long revision, List<Resource> resources, List<Applied> remembered, RetainedHistory history, String because) {
+      long revision, List<ByteString> resources, List<Applied> remembered, RetainedHistory history, String because) {
     StoreState restored = new StoreState(
         IndexRestore.restore(limits, revision, resources, history), AppliedRequests.of(remembered), hub);
     writer.lock();
@@ -228,7 +229,7 @@ public final class StoreEngine {
    * @throws IllegalArgumentException when a version is not a revision in 1..{@code revision}, or
    *     two resources share a key
    */
-  public static void checkRestore(Limits limits, long revision, Iterable<Resource> resources) {
+  public static void checkRestore(Limits limits, long revision, List<ByteString> resources) {
     IndexRestore.restore(limits, revision, resources, RetainedHistory.none(revision));
   }
 
@@ -260,8 +261,23 @@ public final class StoreEngine {
     }
   }
 
-  /** One remembered write: its request id and the resource it stored. */
-  public record Applied(String requestId, Resource stored) {}
+  /**
+   * One remembered write: its request id and the resource it stored, encoded.
+   *
+   * @param requestId the request id the write carried
+   * @param encoded the resource it stored (for a delete, one holding only the id), encoded
+   */
+  public record Applied(String requestId, ByteString encoded) {
+    /** One remembered write of {@code stored}. */
+    public Applied(String requestId, Resource stored) {
+      this(requestId, stored.toByteString());
+    }
+
+    /** The resource the write stored, decoded. */
+    public Resource stored() {
+      return Entry.decode(encoded);
+    }
+  }
 
   /**
    * What a snapshot of the store keeps, as of {@link #revision()}: captured by the writer, its live
@@ -296,13 +312,13 @@ public final class StoreEngine {
     }
 
     /**
-     * Calls {@code action} with every resource live at {@link #revision()}, in key order; whatever
-     * it received is only valid if this returns normally.
+     * Calls {@code action} with every resource live at {@link #revision()}, encoded, in key order;
+     * whatever it received is only valid if this returns normally.
      *
      * @throws StorageException {@code COMPACTED} when writes cut the history that revision needs,
      *     before or during the walk
      */
-    public void forEachLive(Consumer<Resource> action) {
+    public void forEachLive(Consumer<ByteString> action) {
       index.forEachLiveAt(revision, action);
     }
   }
@@ -382,19 +398,34 @@ public final class StoreEngine {
    * @param bases the live versions as of {@code floor} of the keys that {@code changes} touch
    * @param changes every change after {@code floor}, one per revision, oldest first
    */
-  public record RetainedHistory(long floor, List<Resource> bases, List<Change> changes) {
+  public record RetainedHistory(long floor, List<ByteString> bases, List<Change> changes) {
     /**
      * One retained change.
      *
      * @param revision the store revision of the change
-     * @param resource the resource written then, or the one deleted
-     * @param deleted whether the change deleted {@code resource}
+     * @param encoded the resource written then, or the one deleted, encoded
+     * @param deleted whether the change deleted the resource
      */
-    public record Change(long revision, Resource resource, boolean deleted) {}
+    public record Change(long revision, ByteString encoded, boolean deleted) {
+      /** A change of {@code resource}. */
+      public Change(long revision, Resource resource, boolean deleted) {
+        this(revision, resource.toByteString(), deleted);
+      }
+
+      /** The resource written or deleted, decoded. */
+      public Resource resource() {
+        return Entry.decode(encoded);
+      }
+    }
 
     public RetainedHistory {
       bases = List.copyOf(bases);
       changes = List.copyOf(changes);
+    }
+
+    /** A history whose bases are {@code bases}, encoded now. */
+    public static RetainedHistory of(long floor, List<Resource> bases, List<Change> changes) {
+      return new RetainedHistory(floor, bases.stream().map(Resource::toByteString).toList(), changes);
     }
 
     /** No history: a store restored at {@code revision} resumes watches from there on. */
@@ -402,4 +433,5 @@ public final class StoreEngine {
       return new RetainedHistory(revision, List.of(), List.of());
     }
   }
+
 }

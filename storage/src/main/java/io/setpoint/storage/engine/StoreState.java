@@ -4,6 +4,7 @@ import io.setpoint.api.Ids;
 import io.setpoint.api.v1.Fence;
 import io.setpoint.api.v1.ID;
 import io.setpoint.api.v1.Resource;
+import io.setpoint.storage.engine.ResourceIndex.Written;
 import io.setpoint.storage.engine.StoreEngine.Result;
 import io.setpoint.storage.engine.StoreEngine.Result.Effect;
 
@@ -30,10 +31,10 @@ final class StoreState {
       return earlier;
     }
     Fences.check(index, fence);
-    Entry entry = index.write(resource);
-    hub.publish(entry);
-    remember(requestId, entry.resource());
-    return new Result(Effect.WRITTEN, entry.revision(), entry.resource());
+    Written written = index.write(resource);
+    hub.publish(written);
+    remember(requestId, written.entry());
+    return new Result(Effect.WRITTEN, written.entry().revision(), written.resource());
   }
 
   /** See {@link StoreEngine#put}. */
@@ -43,13 +44,13 @@ final class StoreState {
       return earlier;
     }
     Fences.check(index, fence);
-    Entry entry = index.put(resource, uid, generation);
-    if (entry == null) {
+    Written written = index.put(resource, uid, generation);
+    if (written == null) {
       return new Result(Effect.UNCHANGED, index.revision(), index.read(Ids.withoutUid(resource.getId())));
     }
-    hub.publish(entry);
-    remember(requestId, entry.resource());
-    return new Result(Effect.STORED, entry.revision(), entry.resource());
+    hub.publish(written);
+    remember(requestId, written.entry());
+    return new Result(Effect.STORED, written.entry().revision(), written.resource());
   }
 
   /** See {@link StoreEngine#delete}. */
@@ -59,13 +60,15 @@ final class StoreState {
       return earlier;
     }
     Fences.check(index, fence);
-    Entry tombstone = index.delete(id, version);
-    remember(requestId, AppliedRequests.deleted(id, tombstone == null ? null : tombstone.resource()));
+    Written tombstone = index.delete(id, version);
+    if (!requestId.isEmpty()) {
+      requests.recordDelete(requestId, id, tombstone == null ? null : tombstone.resource());
+    }
     if (tombstone == null) {
       return new Result(Effect.NOTHING_DELETED, index.revision(), null);
     }
     hub.publish(tombstone);
-    return new Result(Effect.DELETED, tombstone.revision(), tombstone.resource());
+    return new Result(Effect.DELETED, tombstone.entry().revision(), tombstone.resource());
   }
 
   /** The answer to a write that repeats the one {@code requestId} carried, or null. */
@@ -74,9 +77,9 @@ final class StoreState {
     return earlier == null ? null : new Result(Effect.REPEATED, index.revision(), earlier);
   }
 
-  private void remember(String requestId, Resource stored) {
+  private void remember(String requestId, Entry stored) {
     if (!requestId.isEmpty()) {
-      requests.record(requestId, stored);
+      requests.record(requestId, stored.key, stored.encoded());
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.setpoint.storage.engine;
 
+import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.Backend.WatchCursor;
 import io.setpoint.storage.StorageException.Reason;
@@ -25,7 +26,14 @@ final class Subscription implements WatchCursor {
   private final long maxBytes;
   /** The encoded size of the events in {@link #live}: added by the writer, taken by the consumer. */
   private final AtomicLong liveBytes = new AtomicLong();
-  /** Delivered from the front; each slot is cleared once delivered, so a drained backlog is free. */
+  /**
+   * A snapshot's entries, delivered first as upserts: decoded, and checked against the query (whose
+   * group version the key range does not select), one at a time as they are delivered, so a
+   * snapshot of a large store holds a reference per resource. Each slot is cleared once delivered.
+   */
+  private Entry[] snapshot = new Entry[0];
+  private int snapshotNext;
+  /** Delivered after the snapshot, from the front; cleared likewise, so a drained backlog is free. */
   private WatchEvent[] backlog = new WatchEvent[0];
   private int backlogNext;
   private volatile String closedBecause;
@@ -41,8 +49,9 @@ final class Subscription implements WatchCursor {
     this.lastDelivered = startRevision;
   }
 
-  /** Set once, before the watch is handed to its consumer. */
-  void backlog(List<WatchEvent> events) {
+  /** Set once, before the watch is handed to its consumer: {@code snapshot}'s entries, then {@code events}. */
+  void backlog(List<Entry> snapshot, List<WatchEvent> events) {
+    this.snapshot = snapshot.toArray(new Entry[0]);
     this.backlog = events.toArray(new WatchEvent[0]);
   }
 
@@ -85,6 +94,18 @@ final class Subscription implements WatchCursor {
   public WatchEvent poll(Duration timeout) throws InterruptedException {
     if (closedByClient) {
       throw closed();
+    }
+    while (snapshotNext < snapshot.length) {
+      Entry entry = snapshot[snapshotNext];
+      snapshot[snapshotNext++] = null;
+      if (snapshotNext == snapshot.length) {
+        snapshot = new Entry[0];
+        snapshotNext = 0;
+      }
+      Resource resource = entry.resource();
+      if (query.matches(resource)) {
+        return delivered(Entry.event(entry.revision, resource, false));
+      }
     }
     if (backlogNext < backlog.length) {
       WatchEvent event = backlog[backlogNext];

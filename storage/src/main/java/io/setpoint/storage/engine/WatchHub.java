@@ -3,6 +3,7 @@ package io.setpoint.storage.engine;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.StorageException;
+import io.setpoint.storage.engine.ResourceIndex.Written;
 import io.setpoint.storage.engine.StoreEngine.Limits;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,14 +83,9 @@ final class WatchHub {
       }
       try {
         List<Entry> snapshot = index.snapshot(query, at);
-        List<WatchEvent> events = new ArrayList<>(snapshot.size() + 1);
-        for (Entry e : snapshot) {
-          events.add(WatchEvent.newBuilder().setRevision(e.revision())
-              .setUpsert(WatchEvent.Upsert.newBuilder().setResource(e.resource())).build());
-        }
-        events.add(WatchEvent.newBuilder().setRevision(at)
-            .setEndOfSnapshot(WatchEvent.EndOfSnapshot.getDefaultInstance()).build());
-        backlog(watch, events);
+        WatchEvent end = WatchEvent.newBuilder().setRevision(at)
+            .setEndOfSnapshot(WatchEvent.EndOfSnapshot.getDefaultInstance()).build();
+        ((Subscription) watch).backlog(snapshot, List.of(end));
         return watch;
       } catch (StorageException e) {
         // Writes outran the history while the snapshot was read: take a fresher one.
@@ -107,9 +103,9 @@ final class WatchHub {
     try {
       ensureOpen.run();
       ResourceIndex index = current.get();
-      List<Entry> changes = index.changesSince(sinceRevision, query);
+      List<WatchEvent> changes = index.changesSince(sinceRevision, query);
       io.setpoint.storage.Backend.WatchCursor watch = subscribe(query, Math.max(sinceRevision, index.revision()));
-      backlog(watch, changes.stream().map(Entry::toEvent).toList());
+      backlog(watch, changes);
       return watch;
     } finally {
       writer.unlock();
@@ -118,7 +114,7 @@ final class WatchHub {
 
   /** Sets the events a watcher receives before its live ones. */
   static void backlog(io.setpoint.storage.Backend.WatchCursor watch, List<WatchEvent> events) {
-    ((Subscription) watch).backlog(events);
+    ((Subscription) watch).backlog(List.of(), events);
   }
 
   /**
@@ -126,31 +122,34 @@ final class WatchHub {
    * to another group version reaches the watchers of the old version as a delete, so their view
    * never keeps a resource that is no longer stored under their type.
    */
-  void publish(Entry entry) {
+  void publish(Written written) {
     if (byType.isEmpty()) {
       return;
     }
+    Entry entry = written.entry();
     List<Subscription> subs = byType.get(StoreKeys.typePrefixOf(entry.key));
     if (subs == null) {
       return;
     }
-    Entry before = entry.previous();
-    Resource movedFrom =
-        !entry.deleted
-                && before != null
-                && !before.deleted
-                && !before.resource.getId().getType().equals(entry.resource.getId().getType())
-            ? before.resource
-            : null;
+    Resource resource = written.resource();
     WatchEvent event = null;
     WatchEvent leave = null;
+    // Decoded only for a watcher the change itself does not reach: the common case never needs it.
+    Resource movedFrom = null;
+    boolean movedFromRead = false;
     for (Subscription sub : subs) {
-      if (sub.query.matches(entry.resource)) {
+      if (sub.query.matches(resource)) {
         if (event == null) {
-          event = entry.toEvent();
+          event = Entry.event(entry.revision, resource, entry.deleted);
         }
         sub.offer(event);
-      } else if (movedFrom != null && sub.query.matches(movedFrom)) {
+        continue;
+      }
+      if (!movedFromRead) {
+        movedFrom = movedFrom(entry, resource);
+        movedFromRead = true;
+      }
+      if (movedFrom != null && sub.query.matches(movedFrom)) {
         if (leave == null) {
           leave = WatchEvent.newBuilder().setRevision(entry.revision)
               .setDelete(WatchEvent.Delete.newBuilder().setResource(movedFrom)).build();
@@ -158,6 +157,16 @@ final class WatchHub {
         sub.offer(leave);
       }
     }
+  }
+
+  /** The version a write replaced when it moved the resource to another group version, else null. */
+  private static Resource movedFrom(Entry entry, Resource resource) {
+    Entry before = entry.previous();
+    if (entry.deleted || before == null || before.deleted) {
+      return null;
+    }
+    Resource replaced = before.resource();
+    return replaced.getId().getType().equals(resource.getId().getType()) ? null : replaced;
   }
 
   /** Closes every watch, telling each consumer {@code because}. */

@@ -28,11 +28,16 @@ class AppliedRequestsTest {
         .build();
   }
 
+  /** Records a write as the store does: under its key, with the resource encoded. */
+  private static void record(AppliedRequests requests, String requestId, Resource stored) {
+    requests.record(requestId, StoreKeys.of(stored.getId()), stored.toByteString());
+  }
+
   @Test
   void theOldestAreForgottenPastTheCount() {
     AppliedRequests requests = new AppliedRequests(3, Long.MAX_VALUE);
     for (int i = 1; i <= 5; i++) {
-      requests.record("r" + i, stored("a" + i, Integer.toString(i), 0));
+      record(requests, "r" + i, stored("a" + i, Integer.toString(i), 0));
     }
     assertThat(requests.size()).isEqualTo(3);
     assertThat(requests.find("r1", id("a1"))).isNull();
@@ -45,19 +50,19 @@ class AppliedRequestsTest {
   void theOldestAreForgottenPastTheBytesButTheNewestIsAlwaysKept() {
     int size = stored("a", "1", 1000).getSerializedSize();
     AppliedRequests requests = new AppliedRequests(100, 2L * size);
-    requests.record("r1", stored("a", "1", 1000));
-    requests.record("r2", stored("b", "2", 1000));
-    requests.record("r3", stored("c", "3", 1000));
+    record(requests, "r1", stored("a", "1", 1000));
+    record(requests, "r2", stored("b", "2", 1000));
+    record(requests, "r3", stored("c", "3", 1000));
     assertThat(requests.entries()).extracting(Applied::requestId).containsExactly("r2", "r3");
 
-    requests.record("big", stored("d", "4", 10 * size));
+    record(requests, "big", stored("d", "4", 10 * size));
     assertThat(requests.entries()).extracting(Applied::requestId).containsExactly("big");
   }
 
   @Test
   void anIdIsARepeatOnlyForTheNameItWroteWhateverTheVersionOrUid() {
     AppliedRequests requests = new AppliedRequests();
-    requests.record("r1", stored("a", "7", 0));
+    record(requests, "r1", stored("a", "7", 0));
     assertThat(requests.find("r1", id("a").toBuilder().setUid("01J0000000000000000000000A").build()))
         .isNotNull();
     assertThat(requests.find("r1", id("b"))).isNull();
@@ -67,9 +72,9 @@ class AppliedRequestsTest {
   @Test
   void anIdRecordedAgainIsForgottenWithItsNewestEntry() {
     AppliedRequests requests = new AppliedRequests(2, Long.MAX_VALUE);
-    requests.record("r1", stored("a", "1", 0));
-    requests.record("r1", stored("b", "2", 0));
-    requests.record("r2", stored("c", "3", 0)); // forgets r1's first entry, not its newest
+    record(requests, "r1", stored("a", "1", 0));
+    record(requests, "r1", stored("b", "2", 0));
+    record(requests, "r2", stored("c", "3", 0)); // forgets r1's first entry, not its newest
     assertThat(requests.find("r1", id("b"))).isNotNull();
     assertThat(requests.find("r1", id("a"))).isNull();
   }
@@ -77,8 +82,8 @@ class AppliedRequestsTest {
   @Test
   void entriesRestoreTheSameRequestsInTheSameOrder() {
     AppliedRequests requests = new AppliedRequests();
-    requests.record("r1", stored("a", "1", 0));
-    requests.record("r2", stored("b", "2", 0));
+    record(requests, "r1", stored("a", "1", 0));
+    record(requests, "r2", stored("b", "2", 0));
     List<Applied> entries = requests.entries();
     AppliedRequests restored = AppliedRequests.of(entries);
     assertThat(restored.entries()).isEqualTo(entries);

@@ -26,9 +26,9 @@ class ResourceIndexAtRevisionTest {
     index.write(resource(id("c")));
 
     List<Resource> seen = new ArrayList<>();
-    index.forEachLiveAt(at, seen::add);
+    index.forEachLiveAt(at, bytes -> seen.add(Entry.decode(bytes)));
     List<Resource> now = new ArrayList<>();
-    index.forEachLiveAt(index.revision(), now::add);
+    index.forEachLiveAt(index.revision(), bytes -> now.add(Entry.decode(bytes)));
 
     assertThat(seen).containsExactly(a, b);
     assertThat(now).extracting(r -> r.getId().getName()).containsExactly("a", "c");
@@ -60,8 +60,8 @@ class ResourceIndexAtRevisionTest {
 
     // The writer moves on while the walk is between keys: what the walk handed out is not valid.
     assertFails(Reason.COMPACTED, () -> {
-      index.forEachLiveAt(at, r -> {
-        seen.add(r.getId().getName());
+      index.forEachLiveAt(at, b -> {
+        seen.add(Entry.decode(b).getId().getName());
         if (seen.size() == 1) {
           for (int i = 0; i < 3; i++) {
             index.write(changed(index.read(id("b")), "v" + i));

@@ -6,7 +6,6 @@ import static io.setpoint.storage.conformance.Fixtures.assertFails;
 import static io.setpoint.storage.conformance.Fixtures.changed;
 import static io.setpoint.storage.conformance.Fixtures.id;
 import static io.setpoint.storage.conformance.Fixtures.resource;
-import static io.setpoint.storage.conformance.Fixtures.stored;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.setpoint.api.v1.Resource;
@@ -39,19 +38,20 @@ class ResourceIndexBytesTest {
   }
 
   @Test
-  void anUpdateHoldsThePreviousVersionsObjectsWhereItsContentEqualsThem() throws Exception {
+  void entriesHoldTheEncodedResourceAndATombstoneSharesTheBytesItDeletes() {
     ResourceIndex index = new ResourceIndex(Limits.DEFAULT);
-    Resource first = index.write(resource(id("w"))).resource();
-    // As a write arrives from a client or the Raft log: parsed afresh, so nothing is shared yet.
-    Resource update = Resource.parseFrom(changed(first, "two").toByteArray());
-    assertThat(update.getId()).isEqualTo(first.getId()).isNotSameAs(first.getId());
+    ResourceIndex.Written written = index.write(changed(resource(id("w")), PAYLOAD));
 
-    Resource second = index.write(update).resource();
+    Entry live = written.entry();
+    assertThat(live.encodedSize()).isEqualTo(written.resource().getSerializedSize());
+    assertThat(live.encoded()).isEqualTo(written.resource().toByteString());
+    // Each read decodes afresh: equal resources, no object shared with what the writer holds.
+    assertThat(live.resource()).isEqualTo(written.resource()).isNotSameAs(written.resource());
 
-    assertThat(second).isEqualTo(stored(update, "2"));
-    assertThat(second.getId()).isSameAs(first.getId());
-    assertThat(second.getData().getTypeUrl()).isSameAs(first.getData().getTypeUrl());
-    assertThat(second.getData().getValue()).isSameAs(update.getData().getValue());
+    Entry tombstone = index.delete(id("w"), "").entry();
+    assertThat(tombstone.deleted()).isTrue();
+    assertThat(Entry.array(tombstone.encoded())).isSameAs(Entry.array(live.encoded()));
+    assertThat(index.historyBytes()).isEqualTo(2L * live.encodedSize());
   }
 
   @Test
@@ -66,7 +66,7 @@ class ResourceIndexBytesTest {
     assertThat(index.historySize()).isEqualTo(3);
     assertThat(index.historyBytes()).isEqualTo(bytes(newest)).isLessThanOrEqualTo(budget);
     assertThat(index.floor()).isEqualTo(7);
-    assertThat(index.changesSince(7, WIDGETS)).extracting(Entry::resource).containsExactlyElementsOf(newest);
+    assertThat(index.changesSince(7, WIDGETS)).extracting(e -> e.getUpsert().getResource()).containsExactlyElementsOf(newest);
     assertThat(assertFails(Reason.COMPACTED, () -> index.changesSince(6, WIDGETS)).getMessage())
         .contains("oldest is 7");
   }
@@ -98,7 +98,7 @@ class ResourceIndexBytesTest {
 
     assertThat(index.historySize()).isEqualTo(1);
     assertThat(index.historyBytes()).isEqualTo(stored.get(2).getSerializedSize());
-    assertThat(index.changesSince(index.floor(), WIDGETS)).extracting(Entry::resource)
+    assertThat(index.changesSince(index.floor(), WIDGETS)).extracting(e -> e.getUpsert().getResource())
         .containsExactly(stored.get(2));
   }
 

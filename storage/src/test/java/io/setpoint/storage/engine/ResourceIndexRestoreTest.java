@@ -1,5 +1,6 @@
 package io.setpoint.storage.engine;
 
+import com.google.protobuf.ByteString;
 import static io.setpoint.storage.conformance.Fixtures.WIDGET;
 import static io.setpoint.storage.conformance.Fixtures.WILDCARD;
 import static io.setpoint.storage.conformance.Fixtures.assertFails;
@@ -46,19 +47,19 @@ class ResourceIndexRestoreTest {
     return index;
   }
 
-  private static List<Resource> live(ResourceIndex index) {
-    List<Resource> live = new ArrayList<>();
+  private static List<ByteString> live(ResourceIndex index) {
+    List<ByteString> live = new ArrayList<>();
     index.forEachLive(live::add);
     return live;
   }
 
   private static List<WatchEvent> events(ResourceIndex index, long since) {
-    return index.changesSince(since, ALL).stream().map(Entry::toEvent).toList();
+    return index.changesSince(since, ALL);
   }
 
   private static List<Resource> at(ResourceIndex index, long revision) {
     List<Resource> seen = new ArrayList<>();
-    index.forEachLiveAt(revision, seen::add);
+    index.forEachLiveAt(revision, b -> seen.add(Entry.decode(b)));
     return seen;
   }
 
@@ -83,7 +84,7 @@ class ResourceIndexRestoreTest {
 
     // Both go on alike, compacting the history they were given.
     Resource next = resource(id("next"));
-    assertThat(restored.write(next).revision()).isEqualTo(original.write(next).revision());
+    assertThat(restored.write(next).entry().revision()).isEqualTo(original.write(next).entry().revision());
     assertThat(restored.floor()).isEqualTo(original.floor());
     assertThat(events(restored, restored.floor())).isEqualTo(events(original, original.floor()));
   }
@@ -104,7 +105,7 @@ class ResourceIndexRestoreTest {
   @Test
   void aHistoryThatDoesNotEndInTheLiveResourcesIsRefused() {
     ResourceIndex original = busy();
-    List<Resource> live = live(original);
+    List<ByteString> live = live(original);
     live.removeFirst();
 
     assertThatThrownBy(() -> IndexRestore.restore(SMALL, original.revision(), live, original.retainedHistory()))

@@ -1,5 +1,7 @@
 package io.setpoint.cli;
 
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.setpoint.api.Types;
 import io.setpoint.api.operator.v1.BackupHeader;
 import io.setpoint.api.v1.Resource;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -40,6 +43,15 @@ final class SnapshotCommand {
   static BackupFile.Contents read(Path file) {
     try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
       return BackupFile.read(in);
+    } catch (IOException e) {
+      throw new CliException(file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Reads and checks a snapshot file, handing {@code each} resource over as it is read, without keeping them. */
+  static BackupFile.Summary check(Path file, Consumer<ByteString> each) {
+    try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+      return BackupFile.read(in, each);
     } catch (IOException e) {
       throw new CliException(file + ": " + e.getMessage(), e);
     }
@@ -72,12 +84,13 @@ final class SnapshotCommand {
             OutputStream out = Files.newOutputStream(partial)) {
           c.saveSnapshot(out);
         }
-        BackupFile.Contents saved = read(partial);
+        // Framing and checksum: the agent encoded every resource, so none is parsed again here.
+        BackupFile.Summary saved = check(partial, resource -> {});
         Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         BackupHeader h = saved.header();
         PrintWriter out = spec.commandLine().getOut();
         out.printf("saved %s: %d resources at revision %d from %s, sha256 %s%n",
-            file, saved.resources().size(), h.getRevision(), h.getNode(), saved.sha256());
+            file, saved.count(), h.getRevision(), h.getNode(), saved.sha256());
         out.flush();
         return 0;
       } finally {
@@ -98,18 +111,23 @@ final class SnapshotCommand {
 
     @Override
     public Integer call() {
-      BackupFile.Contents contents = read(file);
-      BackupHeader h = contents.header();
       Map<String, Integer> perType = new TreeMap<>();
-      for (Resource r : contents.resources()) {
+      BackupFile.Summary contents = check(file, encoded -> {
+        Resource r;
+        try {
+          r = Resource.parseFrom(encoded);
+        } catch (InvalidProtocolBufferException e) {
+          throw new CliException(file + ": a resource does not parse: " + e.getMessage(), e);
+        }
         perType.merge(Types.format(r.getId().getType()), 1, Integer::sum);
-      }
+      });
+      BackupHeader h = contents.header();
       PrintWriter out = spec.commandLine().getOut();
       out.printf("File:       %s%n", file);
       out.printf("Format:     %d%n", h.getFormat());
       out.printf("Revision:   %d%n", h.getRevision());
       out.printf("Taken:      %s from %s%n", Instant.ofEpochSecond(h.getTaken().getSeconds(), h.getTaken().getNanos()), h.getNode());
-      out.printf("Resources:  %d%n", contents.resources().size());
+      out.printf("Resources:  %d%n", contents.count());
       out.printf("SHA-256:    %s (matches)%n%n", contents.sha256());
       Table table = new Table(List.of("TYPE", "RESOURCES"));
       perType.forEach((type, n) -> table.row(List.of(type, Integer.toString(n))));
@@ -162,7 +180,7 @@ final class SnapshotCommand {
       new MemberFile(node, bind, port, raftPort).write(dataDir);
       PrintWriter out = spec.commandLine().getOut();
       out.printf("restored %d resources at revision %d into %s as node %s; start it with: setpoint agent -data-dir %s%n",
-          contents.resources().size(), contents.header().getRevision(), dataDir, node, dataDir);
+          contents.encoded().size(), contents.header().getRevision(), dataDir, node, dataDir);
       out.flush();
       return 0;
     }

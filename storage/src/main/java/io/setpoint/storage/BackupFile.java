@@ -1,9 +1,11 @@
 package io.setpoint.storage;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Timestamp;
+import com.google.protobuf.UnsafeByteOperations;
 import io.setpoint.api.operator.v1.BackupHeader;
 import io.setpoint.api.operator.v1.BackupTrailer;
 import io.setpoint.api.v1.Resource;
@@ -22,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The snapshot file of a backup ({@code setpoint snapshot save}): the magic line {@code
@@ -35,11 +38,36 @@ public final class BackupFile {
   private static final byte[] MAGIC = "SETPOINT-SNAPSHOT\n".getBytes(StandardCharsets.US_ASCII);
 
   /**
-   * A snapshot file read and checked.
+   * A snapshot file read and checked, its resources as encoded in the file.
    *
    * @param sha256 the checksum it carries (and matched), in hex
    */
-  public record Contents(BackupHeader header, List<Resource> resources, String sha256) {}
+  public record Contents(BackupHeader header, List<ByteString> encoded, String sha256) {
+    public Contents {
+      encoded = List.copyOf(encoded);
+    }
+
+    /**
+     * The resources, decoded now.
+     *
+     * @throws IOException when one does not parse as a resource
+     */
+    public List<Resource> resources() throws IOException {
+      List<Resource> resources = new ArrayList<>(encoded.size());
+      for (int i = 0; i < encoded.size(); i++) {
+        resources.add(decode(encoded.get(i), i, encoded.size()));
+      }
+      return resources;
+    }
+  }
+
+  /**
+   * What a snapshot file read and checked holds, without its resources.
+   *
+   * @param count how many resources it holds
+   * @param sha256 the checksum it carries (and matched), in hex
+   */
+  public record Summary(BackupHeader header, long count, String sha256) {}
 
   private BackupFile() {}
 
@@ -79,6 +107,21 @@ public final class BackupFile {
    *     bytes after the end, or a checksum that does not match
    */
   public static Contents read(InputStream in) throws IOException {
+    List<ByteString> resources = new ArrayList<>();
+    Summary summary = read(in, resources::add);
+    return new Contents(summary.header(), resources, summary.sha256());
+  }
+
+  /**
+   * Reads a snapshot file and checks its framing and checksum, handing {@code each} resource, as
+   * encoded in the file, to {@code each} as it is read: a large file is checked without holding
+   * it. The resources are not parsed here; whatever {@code each} received is only valid if this
+   * returns normally.
+   *
+   * @throws IOException naming what is wrong: not a snapshot file, another format, cut short,
+   *     bytes after the end, or a checksum that does not match
+   */
+  public static Summary read(InputStream in, Consumer<ByteString> each) throws IOException {
     MessageDigest sha256 = sha256();
     DigestInputStream digested = new DigestInputStream(in, sha256);
     byte[] magic = digested.readNBytes(MAGIC.length);
@@ -93,10 +136,8 @@ public final class BackupFile {
       throw new IOException("the header counts " + Long.toUnsignedString(header.getCount()) + " resources, too many");
     }
     int count = (int) header.getCount();
-    List<Resource> resources = new ArrayList<>(Math.min(count, 1 << 20));
     for (int i = 0; i < count; i++) {
-      int n = i;
-      resources.add(parse(() -> Resource.parseDelimitedFrom(digested), "resource " + (n + 1) + " of " + count));
+      each.accept(next(digested, i, count));
     }
     byte[] computed = sha256.digest();
     digested.on(false);
@@ -108,7 +149,39 @@ public final class BackupFile {
       throw new IOException("checksum mismatch: the file holds SHA-256 " + HexFormat.of().formatHex(trailer.getSha256().toByteArray())
           + " but its contents hash to " + HexFormat.of().formatHex(computed) + "; the file is damaged");
     }
-    return new Contents(header, resources, HexFormat.of().formatHex(computed));
+    return new Summary(header, count, HexFormat.of().formatHex(computed));
+  }
+
+  /** Resource {@code i} of {@code count}: its length, then as many bytes. */
+  private static ByteString next(InputStream in, int i, int count) throws IOException {
+    String what = "resource " + (i + 1) + " of " + count;
+    int first = in.read();
+    if (first == -1) {
+      throw new EOFException("the file ends before " + what + ": it was cut short");
+    }
+    int size;
+    try {
+      size = CodedInputStream.readRawVarint32(first, in);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IOException("the file is damaged at " + what + ": " + e.getMessage(), e);
+    }
+    if (size < 0) {
+      throw new IOException("the file is damaged at " + what + ": a negative length");
+    }
+    byte[] bytes = in.readNBytes(size);
+    if (bytes.length != size) {
+      throw new EOFException("the file ends inside " + what + ": it was cut short");
+    }
+    return UnsafeByteOperations.unsafeWrap(bytes);
+  }
+
+  /** Resource {@code i} of {@code count}, decoded. */
+  static Resource decode(ByteString encoded, int i, int count) throws IOException {
+    try {
+      return Resource.parseFrom(encoded);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IOException("the file is damaged at resource " + (i + 1) + " of " + count + ": " + e.getMessage(), e);
+    }
   }
 
   private interface Parse<T> {

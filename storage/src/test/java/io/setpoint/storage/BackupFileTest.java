@@ -5,11 +5,13 @@ import static io.setpoint.storage.conformance.Fixtures.resource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.protobuf.ByteString;
 import io.setpoint.api.v1.Resource;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -40,6 +42,28 @@ class BackupFileTest {
     assertThat(contents.header().getNode()).isEqualTo("n2");
     assertThat(contents.header().getTaken().getNanos()).isEqualTo(123_000_000);
     assertThat(contents.sha256()).hasSize(64);
+  }
+
+  @Test
+  void aFileIsCheckedWhileEachResourceIsHandedOverInOrderAsEncoded() throws IOException {
+    List<ByteString> seen = new ArrayList<>();
+    BackupFile.Summary summary = BackupFile.read(new ByteArrayInputStream(file()), seen::add);
+
+    assertThat(seen).containsExactly(RESOURCES.get(0).toByteString(), RESOURCES.get(1).toByteString());
+    assertThat(summary.count()).isEqualTo(2);
+    assertThat(summary.header().getRevision()).isEqualTo(9);
+    assertThat(summary.sha256()).isEqualTo(read(file()).sha256());
+  }
+
+  @Test
+  void aResourceThatIsNotOneIsNamedWhenDecoded() throws IOException {
+    StoreSnapshot garbage = new StoreSnapshot(9, List.of(RESOURCES.get(0).toByteString(), ByteString.copyFromUtf8("\u00ff\u00ff")));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    BackupFile.write(out, garbage, "n2", TAKEN);
+    BackupFile.Contents contents = read(out.toByteArray());
+
+    assertThatThrownBy(contents::resources).isInstanceOf(IOException.class)
+        .hasMessageContaining("the file is damaged at resource 2 of 2");
   }
 
   @Test

@@ -1,7 +1,6 @@
 package io.setpoint.storage.raft;
 
 import com.google.protobuf.ByteString;
-import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.BackupFile;
 import io.setpoint.storage.engine.StoreEngine;
 import java.io.IOException;
@@ -51,7 +50,7 @@ public final class BackupRestore {
     if (config.peers().size() != 1 || !config.peers().containsKey(config.nodeName())) {
       throw new IllegalArgumentException("a snapshot is restored into a cluster of one member; grow it afterwards");
     }
-    List<ByteString> resources = snapshot.resources().stream().map(Resource::toByteString).toList();
+    List<ByteString> resources = snapshot.encoded();
     // What the member would refuse when it loads the snapshot (a key twice, a version past the
     // revision) is refused now, before anything is written.
     StoreEngine.checkRestore(config.limits(), snapshot.header().getRevision(), resources);

@@ -5,6 +5,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -27,6 +29,22 @@ record AgentGauges(long heapUsed, long heapMax, int watchesOpen) {
       throw new IOException("GET /metrics answered " + response.statusCode());
     }
     return parse(response.body());
+  }
+
+  /**
+   * Reads {@code /metrics} at {@code agent} right after a full collection of the agent's process
+   * {@code pid} (through {@code jcmd PID GC.run}), so the heap read is what it holds live rather
+   * than where its collector happens to be.
+   */
+  static AgentGauges afterFullGc(HttpClient http, String agent, String secret, long pid)
+      throws IOException, InterruptedException {
+    Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+        Long.toString(pid), "GC.run").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    if (!jcmd.waitFor(60, TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
+      jcmd.destroyForcibly();
+      throw new IllegalStateException("jcmd " + pid + " GC.run failed");
+    }
+    return read(http, agent, secret);
   }
 
   static AgentGauges parse(String metrics) {

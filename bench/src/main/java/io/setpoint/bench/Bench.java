@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
@@ -59,6 +60,38 @@ final class Bench {
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.setpoint.cli.Main"));
     command.addAll(args);
     return command;
+  }
+
+  /** What a command printed (stdout and stderr together), and how long it took from launch to exit. */
+  record Ran(Duration took, String output) {}
+
+  /**
+   * Runs {@code command} to its end, timed from launch to exit. It must exit with 0 within {@code
+   * timeout}; otherwise the exception names it as {@code name} and quotes the end of what it printed.
+   * Its output goes to a temporary file, so a talkative command never waits on a full pipe.
+   */
+  static Ran run(String name, List<String> command, Duration timeout) throws IOException, InterruptedException {
+    Path output = Files.createTempFile("setpoint-bench-run-", ".out");
+    try {
+      long start = System.nanoTime();
+      Process process = new ProcessBuilder(command)
+          .redirectErrorStream(true)
+          .redirectOutput(output.toFile())
+          .start();
+      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        process.destroyForcibly();
+        throw new IllegalStateException(name + " did not end within " + timeout);
+      }
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      String printed = Files.readString(output);
+      if (process.exitValue() != 0) {
+        throw new IllegalStateException(name + " exited with " + process.exitValue() + ": "
+            + printed.substring(Math.max(0, printed.length() - 2000)).strip());
+      }
+      return new Ran(took, printed);
+    } finally {
+      Files.deleteIfExists(output);
+    }
   }
 
   /** What the output says when this JVM was given no AOT cache. */

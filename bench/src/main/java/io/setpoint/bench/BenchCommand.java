@@ -17,6 +17,6 @@ import picocli.CommandLine.Command;
     subcommands = {
       ReconcileLatencyBench.class, ColdStartBench.class, CacheMemoryBench.class, WritesBench.class, TypesBench.class,
       FailoverBench.class, ShardsBench.class, ShardMemberCommand.class, FloodBench.class, FloodClientCommand.class, StartupBench.class,
-      ChaosBench.class
+      ChaosBench.class, ScaleBench.class
     })
 public final class BenchCommand {}

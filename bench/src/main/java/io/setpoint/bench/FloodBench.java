@@ -24,13 +24,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
@@ -341,15 +339,8 @@ final class FloodBench implements Callable<Integer> {
    * jcmd GC.run}), so the heap read is what it holds live rather than where its collector happens to be.
    */
   private AgentGauges collected(HttpClient scraper, String agent, String secret) throws IOException, InterruptedException {
-    if (agentPid != null) {
-      Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-          agentPid.toString(), "GC.run").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-      if (!jcmd.waitFor(60, TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
-        jcmd.destroyForcibly();
-        throw new IllegalStateException("jcmd " + agentPid + " GC.run failed");
-      }
-    }
-    return AgentGauges.read(scraper, agent, secret);
+    return agentPid == null ? AgentGauges.read(scraper, agent, secret)
+        : AgentGauges.afterFullGc(scraper, agent, secret, agentPid);
   }
 
   /** Writes the large Artists at the read rate until {@code writing} turns false. */

@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -179,20 +178,7 @@ final class StartupBench implements Callable<Integer> {
 
   /** Runs the CLI with {@code args} in a new JVM and times it; it must succeed. */
   private Duration cli(List<String> args) throws IOException, InterruptedException {
-    long start = System.nanoTime();
-    Process process = new ProcessBuilder(Bench.cliCommand(args))
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-        .start();
-    if (!process.waitFor(startTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
-      process.destroyForcibly();
-      throw new IllegalStateException("setpoint " + String.join(" ", args) + " did not end within " + startTimeout);
-    }
-    Duration took = Duration.ofNanos(System.nanoTime() - start);
-    if (process.exitValue() != 0) {
-      throw new IllegalStateException("setpoint " + String.join(" ", args) + " exited with " + process.exitValue());
-    }
-    return took;
+    return Bench.run("setpoint " + String.join(" ", args), Bench.cliCommand(args), startTimeout).took();
   }
 
   private static String summary(List<Duration> times) {

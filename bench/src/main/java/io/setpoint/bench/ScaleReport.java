@@ -76,6 +76,7 @@ final class ScaleReport {
       Row.of("watch snapshot, events", Unit.COUNT, r -> r.watch() == null ? Double.NaN : r.watch().events()),
       Row.of("watch snapshot, events/s", Unit.RATE,
           r -> r.watch() == null ? Double.NaN : r.watch().events() / seconds(r.watch().took())),
+      Row.of("start to ready, empty", Unit.SECONDS, r -> seconds(r.start())),
       Row.of("stop, SIGTERM to exit", Unit.SECONDS, r -> seconds(r.stop())),
       new Row("restart to ready", Unit.SECONDS, r -> seconds(r.restart()), Unit.MICROS,
           r -> micros(r.restart()) / r.resources()));

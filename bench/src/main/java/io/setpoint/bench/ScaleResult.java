@@ -6,6 +6,7 @@ import java.time.Duration;
  * What {@code bench scale} measured of one system at one size, from a fresh data directory:
  * {@code resources} written, then read back, backed up and restarted.
  *
+ * @param start from launching the server on its empty data directory until it answered ready
  * @param load from the first write sent to the last answered
  * @param rss the server's resident memory ({@code VmRSS}): started empty, after the load, after the restart
  * @param liveHeap the agent's heap after a full collection at the same three moments; null for etcd
@@ -15,7 +16,7 @@ import java.time.Duration;
  * @param restart from launching it again on its data until it answered ready
  * @param watch the initial snapshot of a watch from scratch; null for etcd
  */
-record ScaleResult(String system, int resources, Duration load, Memory rss, Memory liveHeap, Disk dataDir,
+record ScaleResult(String system, int resources, Duration start, Duration load, Memory rss, Memory liveHeap, Disk dataDir,
     Backup backup, Duration stop, Duration restart, Listed list, Watched watch) {
 
   /** Bytes held at three moments. */

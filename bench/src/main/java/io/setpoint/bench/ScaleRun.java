@@ -32,12 +32,15 @@ final class ScaleRun {
   ScaleResult measure(int count) throws IOException, InterruptedException {
     say("%s, %s resources: starting on an empty data directory", system.label(), ScaleSize.label(count));
     // The server closes first: a watch left stalled then ends, and closing the client does not wait on it.
+    long starting = System.nanoTime();
     try (HttpClient http = FloodHttp.client(); LocalCluster server = system.start(timeout)) {
+      Duration start = Duration.ofNanos(System.nanoTime() - starting);
       String endpoint = server.endpoints().get(0);
       long rssEmpty = OsProbes.rss(server.pids().get(0));
       long heapEmpty = system.liveHeap(http, server);
       long dirEmpty = OsProbes.diskUsage(system.dataDir(server));
 
+      say("  ready in %s", Bench.seconds(start));
       Duration load = ScaleLoad.run(http, count, inFlight, i -> system.write(endpoint, i, valueBytes), timeout);
       say("  wrote %,d in %s (%,.0f writes/s)", count, Bench.seconds(load), count / seconds(load));
       long rssLoaded = OsProbes.rss(server.pids().get(0));
@@ -67,7 +70,7 @@ final class ScaleRun {
       long heapRestarted = system.liveHeap(http, server);
       say("  stopped in %s, ready again in %s", Bench.seconds(stop), Bench.seconds(restart));
 
-      return new ScaleResult(system.label(), count, load,
+      return new ScaleResult(system.label(), count, start, load,
           new ScaleResult.Memory(rssEmpty, rssLoaded, rssRestarted),
           heapEmpty < 0 ? null : new ScaleResult.Memory(heapEmpty, heapLoaded, heapRestarted),
           new ScaleResult.Disk(dirEmpty, dirLoaded), backup, stop, restart, listed, watched);

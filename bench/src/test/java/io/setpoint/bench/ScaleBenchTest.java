@@ -80,7 +80,8 @@ class ScaleBenchTest {
     assertThat(2000 / total(table, "load, writes/s")).isCloseTo(total(table, "load, time"),
         withPercentage(5));
     for (String row : new String[] {"RSS, empty", "RSS, after the load", "RSS, after the restart", "data dir, empty",
-        "data dir, after the load", "backup, time", "list, time", "stop, SIGTERM to exit", "restart to ready"}) {
+        "data dir, after the load", "backup, time", "list, time", "start to ready, empty", "stop, SIGTERM to exit",
+        "restart to ready"}) {
       assertThat(total(table, row)).as(row).isPositive();
     }
     assertThat(total(table, "data dir, after the load")).isGreaterThanOrEqualTo(total(table, "data dir, empty"));

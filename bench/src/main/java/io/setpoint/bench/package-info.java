@@ -15,6 +15,9 @@
  *       FloodClientCommand}, {@code FloodProcess}, {@code FloodHttp}, {@code StuckWatchers} and its
  *       report, {@code FloodReport} and {@code PhaseCpu}.
  *   <li><b>Faults</b>: {@code ChaosBench}, over the loadgen module's chaos suite.
+ *   <li><b>Cost as the data grows</b>: {@code ScaleBench}, one system at one size in {@code
+ *       ScaleRun} through {@code ScaleSystem} ({@code ScaleSetpoint}, {@code ScaleEtcd}), the load in
+ *       {@code ScaleLoad}, the tables in {@code ScaleReport}, Linux's figures in {@code OsProbes}.
  *   <li><b>Shared</b>: {@code Bench}, {@code AgentArgument}, {@code AgentGauges}, {@code
  *       CpuPinning}, {@code LineProcess}.
  * </ul>

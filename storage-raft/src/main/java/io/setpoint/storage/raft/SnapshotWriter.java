@@ -37,11 +37,19 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Ratis learns of a snapshot when it next asks for one: {@link #take} answers the index of the
  * snapshot finished since, and until then that no snapshot was taken.
+ *
+ * <p>Ratis asks every so many log entries whatever the store's size, and each snapshot writes the
+ * whole store: at a million resources, a snapshot every few thousand writes kept a core and the
+ * disk busy rewriting it. A snapshot therefore also waits for writes amounting to an eighth of the
+ * keys the store holds, so that writing snapshots costs at most eight resources written per write,
+ * and a restart replays at most that eighth from the log.
  */
 final class SnapshotWriter implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SnapshotWriter.class);
   /** How long closing, or loading another snapshot, waits for a snapshot being written. */
   private static final long AWAIT_SECONDS = 120;
+  /** A snapshot waits for writes amounting to the store's keys divided by this. */
+  static final long WRITES_PER_SNAPSHOT_SHARE = 8;
 
   /** The writer's own thread, or null when a test runs the writes. */
   private final ExecutorService thread;
@@ -54,6 +62,8 @@ final class SnapshotWriter implements AutoCloseable {
   private volatile boolean copyOnApplyThread;
   /** Only the apply thread starts and replaces it. */
   private volatile CompletableFuture<Void> writing = CompletableFuture.completedFuture(null);
+  /** The store revision of the last snapshot started; the apply thread's alone. */
+  private long lastRevision;
 
   /** @param written told of each snapshot once its file and checksum are on disk */
   SnapshotWriter(RaftActivity activity, Consumer<SingleFileSnapshotInfo> written) {
@@ -79,7 +89,7 @@ final class SnapshotWriter implements AutoCloseable {
     if (done != RaftLog.INVALID_LOG_INDEX) {
       return done;
     }
-    if (!writing.isDone()) {
+    if (!writing.isDone() || !due(store.engine().revision(), store.engine().keyCount())) {
       return RaftLog.INVALID_LOG_INDEX;
     }
     // The image copies references only; the live set is copied here only after a walk lost its revision.
@@ -90,9 +100,18 @@ final class SnapshotWriter implements AutoCloseable {
       store.engine().forEachLive(copied::add);
     }
     List<ByteString> live = copied;
+    lastRevision = image.revision();
     long started = System.nanoTime();
     writing = CompletableFuture.runAsync(() -> write(last, image, live, file, started), executor);
     return RaftLog.INVALID_LOG_INDEX;
+  }
+
+  /**
+   * Whether a store at {@code revision} holding {@code keys} keys has seen writes enough since the
+   * last snapshot for another: an eighth of its keys.
+   */
+  boolean due(long revision, long keys) {
+    return revision - lastRevision >= keys / WRITES_PER_SNAPSHOT_SHARE;
   }
 
   private void write(TermIndex last, StoreEngine.Image image, List<ByteString> copied, File file, long started) {

@@ -92,6 +92,30 @@ class SnapshotWriterTest {
   }
 
   @Test
+  void aLargeStoreIsSnapshotAgainOnlyAfterWritesAmountingToAnEighthOfItsKeys() {
+    ReplicatedStore store = new ReplicatedStore(Limits.DEFAULT);
+    Batch.Builder creates = Batch.newBuilder();
+    for (int i = 0; i < 79; i++) {
+      creates.addOps(write(resource(id("r" + i))));
+    }
+    store.apply(creates.addOps(write(resource(id("a")))).build());
+    assertThat(writer.take(TermIndex.valueOf(1, 1), store, file(1))).isEqualTo(RaftLog.INVALID_LOG_INDEX);
+    assertThat(pending).as("the first snapshot is written").hasSize(1);
+    runPending();
+    assertThat(writer.take(TermIndex.valueOf(1, 2), store, file(2))).isEqualTo(1);
+
+    update(store, "u", 9);
+    assertThat(writer.take(TermIndex.valueOf(1, 11), store, file(11))).isEqualTo(RaftLog.INVALID_LOG_INDEX);
+    assertThat(pending).as("9 writes are fewer than 80 keys / 8").isEmpty();
+
+    update(store, "v", 1);
+    assertThat(writer.take(TermIndex.valueOf(1, 12), store, file(12))).isEqualTo(RaftLog.INVALID_LOG_INDEX);
+    assertThat(pending).as("the 10th write makes the next snapshot due").hasSize(1);
+    runPending();
+    assertThat(writer.take(TermIndex.valueOf(1, 13), store, file(13))).isEqualTo(12);
+  }
+
+  @Test
   void aSnapshotFinishedButNotReportedIsForgottenWhenAnotherIsLoadedOverTheStore() {
     ReplicatedStore store = new ReplicatedStore(Limits.DEFAULT);
     store.apply(Batch.newBuilder().addOps(write(resource(id("a")))).build());

@@ -132,6 +132,14 @@ public final class StoreEngine {
     return state.index.revision();
   }
 
+  /**
+   * How many keys the store holds: its live resources and the deleted ones whose tombstones the
+   * history still retains. Cheap to ask, and exact only while no write runs.
+   */
+  public long keyCount() {
+    return state.index.chains.size();
+  }
+
   /** Every live resource of the newest revision, copied beside the writer. */
   public StoreSnapshot snapshot() {
     return state.index.snapshotNow();

@@ -30,6 +30,11 @@ final class VersionChains {
     return chain == null ? null : chain.newest;
   }
 
+  /** How many keys have a chain, without walking them. */
+  long size() {
+    return byKey.mappingCount();
+  }
+
   boolean contains(String key) {
     return byKey.containsKey(key);
   }

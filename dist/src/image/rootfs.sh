@@ -67,5 +67,9 @@ major=$("$out/opt/java/bin/java" -XshowSettings:properties -version 2>&1 |
   echo --enable-native-access=ALL-UNNAMED
   [ "$major" -ge 23 ] && echo --sun-misc-unsafe-memory-access=allow
   [ "$major" -ge 22 ] && echo -XX:UserThreadWaitAttemptsAtExit=0
-  echo -Xmn64m
+  echo -XX:MaxRAMPercentage=50
+  echo -XX:MaxGCPauseMillis=50
+  echo -XX:GCTimeRatio=4
+  echo -XX:MinHeapFreeRatio=10
+  echo -XX:MaxHeapFreeRatio=30
 } > "$out/app/jvm.args"

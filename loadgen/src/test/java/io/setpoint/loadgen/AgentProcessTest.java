@@ -7,10 +7,11 @@ import org.junit.jupiter.api.Test;
 
 class AgentProcessTest {
   @Test
-  void anAgentGetsTheLaunchersYoungGenerationWhichItsOwnOptionsOverride() {
-    List<String> command = AgentProcess.jvm(List.of("-Xmn256m"));
+  void anAgentGetsTheLaunchersHeapSizingWhichItsOwnOptionsOverride() {
+    List<String> command = AgentProcess.jvm(List.of("-XX:MaxRAMPercentage=25"));
 
-    assertThat(command).containsSubsequence("-Xmn64m", "-Xmn256m", "-cp", AgentProcess.MAIN_CLASS);
+    assertThat(command).containsSubsequence(
+        "-XX:MaxRAMPercentage=50", "-XX:MaxHeapFreeRatio=30", "-XX:MaxRAMPercentage=25", "-cp", AgentProcess.MAIN_CLASS);
     assertThat(command.getLast()).isEqualTo(AgentProcess.MAIN_CLASS);
   }
 

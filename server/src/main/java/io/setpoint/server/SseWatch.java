@@ -13,6 +13,7 @@ import com.linecorp.armeria.server.streaming.ServerSentEvents;
 import io.grpc.StatusRuntimeException;
 import io.setpoint.api.v1.WatchEvent;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -31,11 +32,19 @@ import java.util.concurrent.TimeoutException;
  * reconnects before {@code end_of_snapshot} gets a fresh snapshot.
  */
 final class SseWatch implements WatchSink {
+  /**
+   * How many events may be written and not yet taken by the connection. One at a time made every
+   * event wait for a hand-off to the event loop and back, which bounded a watch's snapshot to a few
+   * thousand events a second.
+   */
+  static final int WINDOW = 256;
+
   private final StreamWriter<ServerSentEvent> events = StreamMessage.streaming();
   private final ProtoJson json;
   /** Written only by the streamer's one thread. */
   private boolean inSnapshot;
-  private volatile CompletableFuture<Void> consumed = CompletableFuture.completedFuture(null);
+  /** When each event written and not yet known taken will be, oldest first; the streamer's alone. */
+  private final ArrayDeque<CompletableFuture<Void>> unconsumed = new ArrayDeque<>();
 
   /** @param snapshot whether the watch starts with a snapshot (it was not resumed) */
   SseWatch(ProtoJson json, boolean snapshot) {
@@ -67,13 +76,20 @@ final class SseWatch implements WatchSink {
 
   @Override
   public boolean isReady() {
-    return consumed.isDone();
+    while (!unconsumed.isEmpty() && unconsumed.peekFirst().isDone()) {
+      unconsumed.removeFirst();
+    }
+    return unconsumed.size() < WINDOW;
   }
 
   @Override
   public void awaitReady(Duration timeout) throws InterruptedException {
+    CompletableFuture<Void> oldest = unconsumed.peekFirst();
+    if (oldest == null) {
+      return;
+    }
     try {
-      consumed.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      oldest.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
       // not ready yet, or the stream ended: the streamer checks again
     }
@@ -100,7 +116,7 @@ final class SseWatch implements WatchSink {
 
   private void write(ServerSentEvent event) {
     if (events.tryWrite(event)) {
-      consumed = events.whenConsumed();
+      unconsumed.addLast(events.whenConsumed());
     }
   }
 }

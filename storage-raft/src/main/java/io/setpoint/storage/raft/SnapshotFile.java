@@ -21,6 +21,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.ratis.io.MD5Hash;
@@ -151,27 +154,32 @@ final class SnapshotFile {
   /** Reads a file written by {@link #write}. */
   static Contents read(Path file) throws IOException {
     try (InputStream in = new BufferedInputStream(Files.newInputStream(file), BUFFER)) {
-      SnapshotHeader header = SnapshotHeader.parseDelimitedFrom(in);
-      if (header == null || (header.getFormat() != FORMAT && header.getFormat() != WITHOUT_HISTORY)) {
-        throw new IOException(file + " is not a snapshot of format " + WITHOUT_HISTORY + " or " + FORMAT + ": " + header);
-      }
-      List<ByteString> resources = readResources(in, file, header.getCount(), "resources");
-      List<Applied> requests = readDelimited(in, file, header.getRequests(), "requests", AppliedRequest.parser()::parseDelimitedFrom)
-          .stream().map(r -> new Applied(r.getRequestId(), r.getStored())).toList();
-      RetainedHistory history = RetainedHistory.none(header.getRevision());
-      if (header.getFormat() == FORMAT) {
-        List<ByteString> bases = readResources(in, file, header.getBases(), "bases");
-        List<RetainedHistory.Change> changes = readDelimited(in, file, header.getChanges(), "changes",
-            RetainedChange.parser()::parseDelimitedFrom).stream()
-            .map(c -> new RetainedHistory.Change(c.getRevision(), c.getResource(), c.getDeleted())).toList();
-        history = new RetainedHistory(header.getFloor(), bases, changes);
-      }
-      if (in.read() != -1) {
-        throw new IOException(file + " holds more than its " + resources.size() + " resources, "
-            + requests.size() + " requests and " + history.changes().size() + " retained changes");
-      }
-      return new Contents(header.getRevision(), resources, requests, history);
+      return read(in, file);
     }
+  }
+
+  /** Reads the contents of {@code file}, a file written by {@link #write}, from {@code in}. */
+  private static Contents read(InputStream in, Path file) throws IOException {
+    SnapshotHeader header = SnapshotHeader.parseDelimitedFrom(in);
+    if (header == null || (header.getFormat() != FORMAT && header.getFormat() != WITHOUT_HISTORY)) {
+      throw new IOException(file + " is not a snapshot of format " + WITHOUT_HISTORY + " or " + FORMAT + ": " + header);
+    }
+    List<ByteString> resources = readResources(in, file, header.getCount(), "resources");
+    List<Applied> requests = readDelimited(in, file, header.getRequests(), "requests", AppliedRequest.parser()::parseDelimitedFrom)
+        .stream().map(r -> new Applied(r.getRequestId(), r.getStored())).toList();
+    RetainedHistory history = RetainedHistory.none(header.getRevision());
+    if (header.getFormat() == FORMAT) {
+      List<ByteString> bases = readResources(in, file, header.getBases(), "bases");
+      List<RetainedHistory.Change> changes = readDelimited(in, file, header.getChanges(), "changes",
+          RetainedChange.parser()::parseDelimitedFrom).stream()
+          .map(c -> new RetainedHistory.Change(c.getRevision(), c.getResource(), c.getDeleted())).toList();
+      history = new RetainedHistory(header.getFloor(), bases, changes);
+    }
+    if (in.read() != -1) {
+      throw new IOException(file + " holds more than its " + resources.size() + " resources, "
+          + requests.size() + " requests and " + history.changes().size() + " retained changes");
+    }
+    return new Contents(header.getRevision(), resources, requests, history);
   }
 
   /**
@@ -232,14 +240,33 @@ final class SnapshotFile {
     if (stored == null) {
       throw new IOException("its checksum file " + MD5FileUtil.getDigestFileForFile(file.toFile()) + " is missing");
     }
-    MD5Hash computed = MD5FileUtil.computeMd5ForFile(file.toFile());
+    // One pass: the checksum is computed as the file is parsed, and checked before it is used.
+    MessageDigest md5 = md5();
+    Contents contents;
+    try (InputStream in = new DigestInputStream(new BufferedInputStream(Files.newInputStream(file), BUFFER), md5)) {
+      try {
+        contents = read(in, file);
+      } catch (IOException e) {
+        // Damage shows as a parse failure first; the checksum of the whole file says which it is.
+        checkSum(MD5FileUtil.computeMd5ForFile(file.toFile()), stored);
+        throw new IOException("its contents do not parse (" + e.getMessage() + ")", e);
+      }
+    }
+    checkSum(MD5Hash.newInstance(md5.digest()), stored);
+    return contents;
+  }
+
+  private static void checkSum(MD5Hash computed, MD5Hash stored) throws IOException {
     if (!computed.equals(stored)) {
       throw new IOException("its MD5 checksum is " + computed + ", not the " + stored + " recorded when it was written");
     }
+  }
+
+  private static MessageDigest md5() {
     try {
-      return read(file);
-    } catch (IOException e) {
-      throw new IOException("its contents do not parse (" + e.getMessage() + ")", e);
+      return MessageDigest.getInstance("MD5");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java runtime has MD5", e);
     }
   }
 

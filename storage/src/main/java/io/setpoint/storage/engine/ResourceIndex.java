@@ -35,12 +35,18 @@ import java.util.function.Consumer;
 final class ResourceIndex {
   private static final int SNAPSHOT_ATTEMPTS = 5;
 
-  final VersionChains chains = new VersionChains();
+  final VersionChains chains;
   final OwnerIndex owners = new OwnerIndex();
   private final HistoryRing history;
   private volatile long revision;
 
   ResourceIndex(Limits limits) {
+    this(limits, 0);
+  }
+
+  /** An empty index sized for {@code expectedKeys}, as a restore knows it will hold. */
+  ResourceIndex(Limits limits, int expectedKeys) {
+    this.chains = new VersionChains(expectedKeys);
     this.history = new HistoryRing(limits, chains::removeIfNewest);
   }
 

@@ -17,7 +17,12 @@ final class VersionChains {
    * comparisons were most of the cost of applying a write to a large store. Neither map changes
    * when a key is updated, only when one is added or its last tombstone leaves the history.
    */
-  private final ConcurrentHashMap<String, Chain> byKey = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Chain> byKey;
+
+  /** @param expectedKeys how many keys the chains will hold soon, so the hash table need not grow to them */
+  VersionChains(int expectedKeys) {
+    byKey = new ConcurrentHashMap<>(Math.max(16, expectedKeys));
+  }
 
   /** The chain of {@code key}, or null when the store holds none. */
   Chain get(String key) {

@@ -1,6 +1,5 @@
 package io.setpoint.storage.engine;
 
-import com.google.protobuf.ByteString;
 import static io.setpoint.storage.conformance.Fixtures.WIDGET;
 import static io.setpoint.storage.conformance.Fixtures.WILDCARD;
 import static io.setpoint.storage.conformance.Fixtures.assertFails;
@@ -12,6 +11,7 @@ import static io.setpoint.storage.conformance.Fixtures.tenancy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.protobuf.ByteString;
 import io.setpoint.api.v1.Resource;
 import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.StorageException.Reason;
@@ -87,6 +87,24 @@ class ResourceIndexRestoreTest {
     assertThat(restored.write(next).entry().revision()).isEqualTo(original.write(next).entry().revision());
     assertThat(restored.floor()).isEqualTo(original.floor());
     assertThat(events(restored, restored.floor())).isEqualTo(events(original, original.floor()));
+  }
+
+  @Test
+  void aLiveResourceIsRestoredFromItsIdOwnerAndVersionAloneAndKeptWhole() {
+    Resource owner = resource(id("owner")).toBuilder().setVersion("1").build();
+    Resource owned = changed(ownedBy(resource(id("b")), owner.getId()), "payload").toBuilder()
+        .setVersion("2").putMetadata("k", "v").build();
+
+    assertThat(IndexRestore.head(owned.toByteString()))
+        .isEqualTo(Resource.newBuilder().setId(owned.getId()).setOwner(owner.getId()).setVersion("2").build());
+    assertThat(IndexRestore.head(owner.toByteString()).hasOwner()).isFalse();
+    assertThatThrownBy(() -> IndexRestore.head(ByteString.copyFrom(new byte[] {10, 5, 1})))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("does not parse");
+
+    ResourceIndex restored = IndexRestore.restore(SMALL, 2, List.of(owner.toByteString(), owned.toByteString()),
+        RetainedHistory.none(2));
+    assertThat(restored.read(owned.getId())).isEqualTo(owned);
+    assertThat(restored.listByOwner(owner.getId())).containsExactly(owned);
   }
 
   @Test

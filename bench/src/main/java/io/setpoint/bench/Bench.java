@@ -42,7 +42,8 @@ final class Bench {
   /**
    * The command line that runs this CLI with {@code args} in a new JVM, as the {@code setpoint}
    * launcher would: the same java, JVM options and class path as this process, the CLI's AOT cache
-   * where this process has the agent's, C1 alone, and the serial collector unless one was chosen.
+   * where this process has the agent's, C1 alone but for the snapshot commands, and the serial
+   * collector unless one was chosen.
    */
   static List<String> cliCommand(List<String> args) {
     String java = ProcessHandle.current().info().command().orElseThrow(() -> new IllegalStateException(
@@ -52,7 +53,9 @@ final class Bench {
         .filter(arg -> !AotCache.isFlag(arg))
         .toList();
     command.addAll(inherited);
-    command.add("-XX:TieredStopAtLevel=1");
+    if (!args.getFirst().equals("snapshot")) {
+      command.add("-XX:TieredStopAtLevel=1");
+    }
     if (inherited.stream().noneMatch(arg -> arg.startsWith("-XX:+Use") && arg.endsWith("GC"))) {
       command.add("-XX:+UseSerialGC");
     }

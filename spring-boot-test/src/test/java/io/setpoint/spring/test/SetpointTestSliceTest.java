@@ -56,8 +56,9 @@ class SetpointTestSliceTest {
         .map(r -> r.getStatusMap().containsKey(ArtistController.STATUS_KEY)
             && Conditions.holds(r.getStatusMap().get(ArtistController.STATUS_KEY), "Accepted"))
         .orElse(false));
-    // The app's manager did it, not the agent's: the agent runs no demo controller.
-    assertThat(manager.reconciles("demo-artist", 10)).isNotEmpty();
+    // The app's manager did it, not the agent's: the agent runs no demo controller. A reconcile is
+    // recorded once it returns, after the status it wrote can be read.
+    await().atMost(Duration.ofSeconds(10)).until(() -> !manager.reconciles("demo-artist", 10).isEmpty());
     assertThat(agent.manager().controllers()).extracting(Manager.ControllerState::name).doesNotContain("demo-artist");
     assertThat(health.health().getStatus().getCode()).isEqualTo("UP");
   }

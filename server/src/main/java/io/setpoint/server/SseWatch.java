@@ -38,13 +38,24 @@ final class SseWatch implements WatchSink {
    * thousand events a second.
    */
   static final int WINDOW = 256;
+  /**
+   * How many bytes of events may be written and not yet taken, whatever their count: a client that
+   * stops reading holds no more than this in the server's buffers before its watch itself falls
+   * behind and is closed. One event is always let through, however large.
+   */
+  static final long WINDOW_BYTES = 1 << 20;
 
   private final StreamWriter<ServerSentEvent> events = StreamMessage.streaming();
   private final ProtoJson json;
   /** Written only by the streamer's one thread. */
   private boolean inSnapshot;
-  /** When each event written and not yet known taken will be, oldest first; the streamer's alone. */
-  private final ArrayDeque<CompletableFuture<Void>> unconsumed = new ArrayDeque<>();
+  /** Each event written and not yet known taken, oldest first; the streamer's alone. */
+  private final ArrayDeque<InFlight> unconsumed = new ArrayDeque<>();
+  /** The bytes of the events in {@link #unconsumed}. */
+  private long unconsumedBytes;
+
+  /** An event written: when the connection takes it, and its size. */
+  private record InFlight(CompletableFuture<Void> taken, int bytes) {}
 
   /** @param snapshot whether the watch starts with a snapshot (it was not resumed) */
   SseWatch(ProtoJson json, boolean snapshot) {
@@ -76,20 +87,20 @@ final class SseWatch implements WatchSink {
 
   @Override
   public boolean isReady() {
-    while (!unconsumed.isEmpty() && unconsumed.peekFirst().isDone()) {
-      unconsumed.removeFirst();
+    while (!unconsumed.isEmpty() && unconsumed.peekFirst().taken().isDone()) {
+      unconsumedBytes -= unconsumed.removeFirst().bytes();
     }
-    return unconsumed.size() < WINDOW;
+    return unconsumed.isEmpty() || (unconsumed.size() < WINDOW && unconsumedBytes < WINDOW_BYTES);
   }
 
   @Override
   public void awaitReady(Duration timeout) throws InterruptedException {
-    CompletableFuture<Void> oldest = unconsumed.peekFirst();
+    InFlight oldest = unconsumed.peekFirst();
     if (oldest == null) {
       return;
     }
     try {
-      oldest.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      oldest.taken().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
       // not ready yet, or the stream ended: the streamer checks again
     }
@@ -98,25 +109,28 @@ final class SseWatch implements WatchSink {
   @Override
   public void send(WatchEvent event) {
     String kind = event.getEventCase().name().toLowerCase(Locale.ROOT);
-    ServerSentEventBuilder sse = ServerSentEvent.builder().event(kind).data(Json.write(json.print(event)));
+    String data = Json.write(json.print(event));
+    ServerSentEventBuilder sse = ServerSentEvent.builder().event(kind).data(data);
     if (event.hasEndOfSnapshot()) {
       inSnapshot = false;
     }
     if (!inSnapshot) {
       sse.id(Long.toUnsignedString(event.getRevision()));
     }
-    write(sse.build());
+    write(sse.build(), data.length());
   }
 
   @Override
   public void fail(StatusRuntimeException error) {
-    write(ServerSentEvent.builder().event("error").data(Json.write(JsonErrors.of(error).body())).build());
+    String data = Json.write(JsonErrors.of(error).body());
+    write(ServerSentEvent.builder().event("error").data(data).build(), data.length());
     events.close();
   }
 
-  private void write(ServerSentEvent event) {
+  private void write(ServerSentEvent event, int bytes) {
     if (events.tryWrite(event)) {
-      unconsumed.addLast(events.whenConsumed());
+      unconsumed.addLast(new InFlight(events.whenConsumed(), bytes));
+      unconsumedBytes += bytes;
     }
   }
 }

@@ -1,7 +1,6 @@
 package io.setpoint.storage.raft;
 
 import com.google.protobuf.ByteString;
-import io.setpoint.api.v1.Resource;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.engine.StoreEngine;
 import io.setpoint.storage.engine.StoreEngine.Applied;

@@ -5,7 +5,6 @@ import io.setpoint.api.v1.WatchEvent;
 import io.setpoint.storage.StorageException;
 import io.setpoint.storage.engine.ResourceIndex.Written;
 import io.setpoint.storage.engine.StoreEngine.Limits;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -88,11 +88,6 @@ final class Entry {
     return e;
   }
 
-  /** This change as a watch event. */
-  WatchEvent toEvent() {
-    return event(revision, resource(), deleted);
-  }
-
   /** The watch event of a change at {@code revision} that stored or deleted {@code resource}. */
   static WatchEvent event(long revision, Resource resource, boolean deleted) {
     WatchEvent.Builder event = WatchEvent.newBuilder().setRevision(revision);
